@@ -1,0 +1,1 @@
+"""Scriba: the Nomic officer as software."""

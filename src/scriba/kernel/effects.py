@@ -1,0 +1,238 @@
+"""Effects: the only way rule code changes a game.
+
+A reaction returns a list of effect dicts (``{"effect": NAME, ...}``, listed with
+examples in :mod:`scriba.rulecode.api`). The kernel validates each one against the
+current state and turns it into events; an effect that cannot apply raises
+:class:`InvalidEffect`, which the engine records as an abort of that rule's code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from scriba.kernel.changes import normalize_change
+from scriba.kernel.errors import InvalidEffect, Refused
+from scriba.kernel.events import Event, make_event
+from scriba.kernel.state import GameState
+from scriba.kernel.timeutil import add_seconds, from_ts, normalize
+
+
+class EffectContext:
+    """What converting an effect needs besides the state: time, cause, declared initials."""
+
+    def __init__(self, time: str, rule_id: str, initials: dict[tuple[str, str], Any]) -> None:
+        self.time = time
+        self.rule_id = rule_id
+        self.initials = initials
+
+    def event(self, type_: str, **payload: Any) -> Event:
+        return make_event(type_, self.time, None, by_rule=self.rule_id, **payload)
+
+
+def effect_to_events(state: GameState, effect: Any, ctx: EffectContext) -> list[Event]:
+    if not isinstance(effect, dict) or not isinstance(effect.get("effect"), str):
+        raise InvalidEffect(f"an effect must be a dict with an 'effect' name, got {effect!r}")
+    converter = _CONVERTERS.get(effect["effect"])
+    if converter is None:
+        raise InvalidEffect(f"unknown effect {effect['effect']!r}; known: "
+                            + ", ".join(sorted(_CONVERTERS)))
+    try:
+        return converter(state, effect, ctx)
+    except KeyError as missing:
+        raise InvalidEffect(f"effect {effect['effect']!r} lacks {missing}") from None
+
+
+def _player(state: GameState, name: Any) -> str:
+    if name not in state.players:
+        raise InvalidEffect(f"no player named {name!r}")
+    return str(name)
+
+
+def _proposal(state: GameState, number: Any) -> dict[str, Any]:
+    proposal = state.proposals.get(str(number))
+    if proposal is None:
+        raise InvalidEffect(f"no proposal {number!r}")
+    return proposal
+
+
+def current_value(state: GameState, name: str, player: str | None,
+                  initials: dict[tuple[str, str], Any]) -> Any:
+    if player is None:
+        return state.vars.get(name, initials.get(("game", name), 0))
+    return state.players[player]["vars"].get(name, initials.get(("player", name), 0))
+
+
+def _set_var(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    player = None if e.get("player") is None else _player(state, e["player"])
+    return [ctx.event("var_set", player=player, name=str(e["name"]), value=e["value"])]
+
+
+def _add_var(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    player = None if e.get("player") is None else _player(state, e["player"])
+    amount = e["amount"]
+    if not isinstance(amount, int | float) or isinstance(amount, bool):
+        raise InvalidEffect(f"add_var amount must be a number, got {amount!r}")
+    value = current_value(state, e["name"], player, ctx.initials) + amount
+    return [ctx.event("var_set", player=player, name=str(e["name"]), value=value,
+                      delta=amount)]
+
+
+def _transfer(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    events = []
+    for side, sign in (("from", -1), ("to", 1)):
+        if e.get(side) is not None:
+            events += _add_var(state, {"name": e["name"], "player": e[side],
+                                       "amount": sign * e["amount"]}, ctx)
+    return events
+
+
+def _set_office(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    holder = None if e.get("holder") is None else _player(state, e["holder"])
+    return [ctx.event("office_set", office=str(e["office"]), holder=holder)]
+
+
+def _resolve_proposal(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    proposal = _proposal(state, e["proposal"])
+    if proposal["status"] != "open":
+        raise InvalidEffect(f"proposal {proposal['number']} is already {proposal['status']}")
+    outcome = str(e["outcome"])
+    apply = bool(e.get("apply", outcome == "adopted"))
+    return [ctx.event("proposal_resolved", proposal=proposal["number"], outcome=outcome,
+                      tally=e.get("tally") or {}, apply=apply)]
+
+
+def _apply_changes(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    proposal = _proposal(state, e["proposal"])
+    return [ctx.event("changes_due", proposal=proposal["number"])]
+
+
+def _change_rules(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    try:
+        changes = [normalize_change(c) for c in e["changes"]]
+    except Refused as refusal:
+        raise InvalidEffect(f"bad rule change: {refusal.message_id} {refusal.params}") from None
+    cause = dict(e.get("cause") or {"kind": "rule", "rule": ctx.rule_id})
+    return [ctx.event("changes_due", changes=changes, cause=cause)]
+
+
+def _update_proposal(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    proposal = _proposal(state, e["proposal"])
+    return [ctx.event("proposal_updated", proposal=proposal["number"], key=str(e["key"]),
+                      value=e.get("value"))]
+
+
+def _set_vote(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    proposal = _proposal(state, e["proposal"])
+    return [ctx.event("vote_cast", proposal=proposal["number"], player=_player(state, e["player"]),
+                      choice=str(e["choice"]), data=dict(e.get("data") or {}), forced=True)]
+
+
+def _withdraw_vote(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    proposal = _proposal(state, e["proposal"])
+    return [ctx.event("vote_withdrawn", proposal=proposal["number"],
+                      player=_player(state, e["player"]))]
+
+
+def _set_timer(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    if "after" in e:
+        at = add_seconds(ctx.time, int(e["after"]))
+    elif isinstance(e.get("at"), int | float):
+        at = from_ts(e["at"])
+    else:
+        at = normalize(e["at"])
+    timer_id = f"t{state.next_timer}"
+    state.next_timer += 1  # reserved now so that two timers set together differ
+    return [ctx.event("timer_set", id=timer_id, name=str(e["name"]), at=at,
+                      data=e.get("data") or {}, rule=ctx.rule_id)]
+
+
+def _cancel_timer(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    ids = [t["id"] for t in state.timers.values()
+           if t["id"] == e.get("id") or (e.get("name") and t["name"] == e["name"])]
+    return [ctx.event("timer_cancelled", id=timer_id) for timer_id in ids]
+
+
+def _create_asset(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    kind, asset_id = str(e["kind"]), str(e["id"])
+    if asset_id in state.assets.get(kind, {}):
+        raise InvalidEffect(f"{kind} {asset_id!r} already exists")
+    owner = None if e.get("owner") is None else _player(state, e["owner"])
+    return [ctx.event("asset_set", kind=kind, id=asset_id, owner=owner, data=e.get("data") or {})]
+
+
+def _update_asset(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    kind, asset_id = str(e["kind"]), str(e["id"])
+    asset = state.assets.get(kind, {}).get(asset_id)
+    if asset is None:
+        raise InvalidEffect(f"no {kind} {asset_id!r}")
+    owner = asset["owner"] if "owner" not in e else e["owner"]
+    if owner is not None:
+        _player(state, owner)
+    data = {**asset["data"], **(e.get("data") or {})}
+    return [ctx.event("asset_set", kind=kind, id=asset_id, owner=owner, data=data)]
+
+
+def _destroy_asset(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    kind, asset_id = str(e["kind"]), str(e["id"])
+    if asset_id not in state.assets.get(kind, {}):
+        raise InvalidEffect(f"no {kind} {asset_id!r}")
+    return [ctx.event("asset_destroyed", kind=kind, id=asset_id)]
+
+
+def _set_status(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    return [ctx.event("player_status", player=_player(state, e["player"]), status=str(e["status"]))]
+
+
+def _add_player(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    name = str(e["player"])
+    if name in state.players and state.players[name]["status"] == "active":
+        raise InvalidEffect(f"{name!r} is already playing")
+    return [ctx.event("player_joined", player=name, vars=dict(e.get("vars") or {}))]
+
+
+def _notice(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    extra = {k: v for k, v in e.items() if k not in ("effect", "text")}
+    return [ctx.event("notice", text=str(e["text"]), **extra)]
+
+
+def _declare_winner(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    players = e["players"] if "players" in e else [e["player"]]
+    for name in players:
+        _player(state, name)
+    return [ctx.event("winner_declared", players=list(players), end=bool(e.get("end", True)),
+                      reason=e.get("reason", ""))]
+
+
+def _end_game(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    return [ctx.event("game_ended", reason=str(e.get("reason", "")))]
+
+
+def _refuse(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    raise Refused.by_rule(str(e["message"]), ctx.rule_id)
+
+
+_CONVERTERS: dict[str, Callable[[GameState, dict[str, Any], EffectContext], list[Event]]] = {
+    "set_var": _set_var,
+    "add_var": _add_var,
+    "transfer": _transfer,
+    "set_office": _set_office,
+    "resolve_proposal": _resolve_proposal,
+    "apply_changes": _apply_changes,
+    "change_rules": _change_rules,
+    "update_proposal": _update_proposal,
+    "set_vote": _set_vote,
+    "withdraw_vote": _withdraw_vote,
+    "set_timer": _set_timer,
+    "cancel_timer": _cancel_timer,
+    "create_asset": _create_asset,
+    "update_asset": _update_asset,
+    "destroy_asset": _destroy_asset,
+    "set_status": _set_status,
+    "add_player": _add_player,
+    "notice": _notice,
+    "declare_winner": _declare_winner,
+    "end_game": _end_game,
+    "refuse": _refuse,
+}
+EFFECTS = sorted(_CONVERTERS)

@@ -1,0 +1,39 @@
+"""What the kernel needs from whoever runs rule code (the sandbox, in production).
+
+The kernel stays pure: it hands rule code and plain data to a :class:`RuleHost` and
+gets plain data back. :mod:`scriba.rulecode.host` implements it with a worker pool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    """What a piece of rule code defines: its hooks and its declarations."""
+
+    hooks: frozenset[str] = frozenset()
+    declarations: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None  # set when the code does not compile, with line and reason
+
+
+@dataclass
+class HookResult:
+    rule_id: str
+    value: Any = None
+    error: str | None = None  # why the call was aborted (budget, memory, error, killed)
+
+
+RuleRef = tuple[str, str]  # (rule id, code)
+
+
+class RuleHost(Protocol):
+    def inspect(self, code: str) -> CodeInfo: ...
+
+    def call(self, order: list[RuleRef], targets: list[str], hook: str,
+             view: dict[str, Any], args: list[Any]) -> list[HookResult]: ...
+
+    def transform(self, order: list[RuleRef], name: str, view: dict[str, Any],
+                  value: Any, context: Any) -> tuple[Any, list[HookResult]]: ...

@@ -1,0 +1,71 @@
+"""The state of one game: plain data, derived by folding its event log.
+
+Everything here is JSON-serialisable so that a state can be snapshotted and compared
+byte for byte with a replay.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ACTIVE = "active"
+
+
+@dataclass
+class GameState:
+    game_id: str = ""
+    name: str = ""
+    ruleset: str = ""
+    language: str = "en"
+    seed: int = 0
+    clock: str = "simulated"  # "simulated": time moves only by events; "real": wall clock
+    settings: dict[str, Any] = field(default_factory=dict)
+    seq: int = 0
+    time: str = ""
+    players: dict[str, dict[str, Any]] = field(default_factory=dict)
+    vars: dict[str, Any] = field(default_factory=dict)
+    offices: dict[str, str | None] = field(default_factory=dict)
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)
+    proposals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    timers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    assets: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    notices: list[dict[str, Any]] = field(default_factory=list)
+    winners: list[str] = field(default_factory=list)
+    ended: bool = False
+    next_timer: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameState:
+        return cls(**copy.deepcopy(data))
+
+    def copy(self) -> GameState:
+        return GameState.from_dict(self.to_dict())
+
+    # --- convenient reads -------------------------------------------------------------
+    def active_players(self) -> list[str]:
+        return [name for name, p in self.players.items() if p["status"] == ACTIVE]
+
+    def rules_in_force(self) -> list[dict[str, Any]]:
+        return [r for r in self.rules.values() if r["in_force"]]
+
+    def proposal_by_label(self, label: str) -> dict[str, Any] | None:
+        for proposal in self.proposals.values():
+            if proposal.get("label") == label:
+                return proposal
+        return None
+
+
+def natural_key(rule_id: str) -> tuple:
+    """Sort key that orders "R.2" before "R.10" and "101" before "1023"."""
+    parts = re.split(r"(\d+)", rule_id)
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p != "")

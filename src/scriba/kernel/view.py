@@ -1,0 +1,62 @@
+"""The read-only picture of a game that rule code receives as ``game``.
+
+Plain data only (the sandbox copies it in), in the shape documented in
+:mod:`scriba.rulecode.api`. Randomness enters here and only here: ``random`` is derived
+from the game's seed and the sequence number, so every replay sees the same value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from scriba.kernel.changes import revision
+from scriba.kernel.state import GameState
+from scriba.kernel.timeutil import to_ts
+
+# Resolved proposals beyond this many are left out of the view, to keep calls cheap in
+# long games; open ones are always there.
+RECENT_RESOLVED = 60
+
+
+def deterministic_random(seed: int, seq: int) -> int:
+    digest = hashlib.sha256(f"{seed}:{seq}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+def build_view(state: GameState, order: list[str],
+               now: str | None = None) -> dict[str, Any]:
+    now = now or state.time
+    resolved = [n for n, p in state.proposals.items() if p["status"] != "open"]
+    keep_resolved = set(resolved[-RECENT_RESOLVED:])
+    proposals = {
+        number: {k: v for k, v in p.items() if k != "changes" or p["status"] == "open"}
+        for number, p in state.proposals.items()
+        if p["status"] == "open" or number in keep_resolved
+    }
+    return {
+        "game_id": state.game_id,
+        "ruleset": state.ruleset,
+        "now": now,
+        "now_ts": to_ts(now) if now else 0,
+        "seq": state.seq,
+        "random": deterministic_random(state.seed, state.seq),
+        "settings": state.settings,
+        "vars": state.vars,
+        "offices": state.offices,
+        "players": state.players,
+        "player_order": list(state.players),
+        "active_players": state.active_players(),
+        "rules": [
+            {"id": rid, "title": state.rules[rid]["title"],
+             "attributes": state.rules[rid]["attributes"],
+             "revision": revision(state.rules[rid]),
+             "has_code": bool(state.rules[rid]["code"])}
+            for rid in order
+        ],
+        "proposals": proposals,
+        "timers": sorted(state.timers.values(), key=lambda t: (t["at"], t["id"])),
+        "assets": state.assets,
+        "winners": state.winners,
+        "ended": state.ended,
+    }

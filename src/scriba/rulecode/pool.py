@@ -1,0 +1,129 @@
+"""A pool of persistent sandbox worker processes.
+
+Rule code never runs in the server process. Each worker is a child process with an
+address-space limit; a call that does not answer within the wall-clock limit, or whose
+worker dies, kills that worker, starts a fresh one and retries the call once. If the
+retry fails too the call is answered with an error, never half-applied.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import selectors
+import subprocess
+import sys
+import time
+from typing import Any
+
+DEFAULT_MEMORY = 1024 * 1024 * 1024
+DEFAULT_WALL_CLOCK = 10.0
+
+
+class WorkerDied(Exception):
+    pass
+
+
+class WorkerProcess:
+    def __init__(self, memory_limit: int) -> None:
+        env = {**os.environ, "SCRIBA_WORKER_MEMORY": str(memory_limit)}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "scriba.rulecode.worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=env, bufsize=0,
+        )
+        self._buffer = b""
+        self.started = time.monotonic()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def ask(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(json.dumps(request).encode() + b"\n")
+        except (BrokenPipeError, OSError) as exc:
+            raise WorkerDied(f"worker {self.pid} is gone ({exc})") from None
+        deadline = time.monotonic() + timeout
+        fd = self.process.stdout.fileno()
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not selector.select(remaining):
+                    raise WorkerDied(f"no answer within {timeout:g} s (wall-clock limit)")
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    raise WorkerDied(f"worker {self.pid} died during the call")
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return json.loads(line)
+
+    def kill(self) -> None:
+        if self.alive():
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+
+
+class WorkerPool:
+    def __init__(self, size: int = 2, memory_limit: int = DEFAULT_MEMORY,
+                 wall_clock: float = DEFAULT_WALL_CLOCK) -> None:
+        self.size = size
+        self.memory_limit = memory_limit
+        self.wall_clock = wall_clock
+        self._idle: queue.LifoQueue[WorkerProcess] = queue.LifoQueue()
+        self._all: list[WorkerProcess] = []
+        self.respawns = 0
+
+    def _spawn(self) -> WorkerProcess:
+        worker = WorkerProcess(self.memory_limit)
+        self._all.append(worker)
+        return worker
+
+    def _acquire(self) -> WorkerProcess:
+        try:
+            worker = self._idle.get_nowait()
+        except queue.Empty:
+            live = [w for w in self._all if w.alive()]
+            worker = self._spawn() if len(live) < self.size else self._idle.get()
+        if not worker.alive():
+            self._discard(worker)
+            self.respawns += 1
+            worker = self._spawn()
+        return worker
+
+    def _discard(self, worker: WorkerProcess) -> None:
+        worker.kill()
+        if worker in self._all:
+            self._all.remove(worker)
+
+    def request(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Send one request; retry once on a fresh worker if the first one dies."""
+        last_error = ""
+        for _attempt in range(2):
+            worker = self._acquire()
+            try:
+                answer = worker.ask(payload, self.wall_clock)
+            except WorkerDied as died:
+                last_error = str(died)
+                self._discard(worker)
+                self.respawns += 1
+                continue
+            self._idle.put(worker)
+            return answer
+        return {"died": last_error}
+
+    def pids(self) -> list[int]:
+        return [w.pid for w in self._all if w.alive()]
+
+    def close(self) -> None:
+        for worker in list(self._all):
+            self._discard(worker)

@@ -1,0 +1,238 @@
+"""A sandbox worker: a separate process that runs rule code and nothing else.
+
+Started by :mod:`scriba.rulecode.pool` with an address-space limit. It reads one JSON
+request per line on stdin and writes one JSON answer per line on stdout. Compiled rule
+modules are cached by the hash of their code. Every hook call has a step budget counted
+in ``check_cancelled`` polls, which arrive after a fixed amount of work, so a runaway
+loop stops at the same point on every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import resource
+import sys
+from collections import OrderedDict
+from typing import Any
+
+import starlark as sl
+
+DECLARATION_HOOKS = ("actions", "variables", "offices")
+_CACHE_SIZE = 512
+_MAX_TRANSFORM_DEPTH = 8
+
+
+class BudgetExceeded(Exception):
+    pass
+
+
+def code_hash(code: str) -> str:
+    return hashlib.sha256(code.encode()).hexdigest()[:32]
+
+
+def _round(x: Any) -> int:
+    """Round half away from zero, as "arrotondando all'intero più vicino" means."""
+    return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
+
+
+class Sandbox:
+    def __init__(self) -> None:
+        self.modules: OrderedDict[str, sl.FrozenModule] = OrderedDict()
+        self.codes: dict[str, str] = {}
+        self.globals = sl.Globals.standard()
+        self.dialect = sl.Dialect.standard()
+        self.dialect.enable_load = False
+        self.dialect.enable_f_strings = True
+        self.polls = 0
+        self.budget = 0
+        self.order: list[tuple[str, str]] = []
+        self.view: dict[str, Any] = {}
+        self.depth = 0
+
+    # --- budget ------------------------------------------------------------------------
+    def _cancelled(self) -> bool:
+        self.polls += 1
+        return self.polls > self.budget
+
+    def _options(self) -> sl.EvalOptions:
+        return sl.EvalOptions(check_cancelled=self._cancelled, max_callstack_size=200)
+
+    # --- modules -----------------------------------------------------------------------
+    def compile(self, code: str, name: str = "rule.star") -> sl.FrozenModule:
+        digest = code_hash(code)
+        if digest in self.modules:
+            self.modules.move_to_end(digest)
+            return self.modules[digest]
+        ast = sl.parse(name, code, self.dialect)
+        module = sl.Module()
+        module.add_callable("transform", self._transform_callback)
+        module.add_callable("round", _round)
+        module.add_callable("floor", lambda x: int(math.floor(x)))
+        module.add_callable("ceil", lambda x: int(math.ceil(x)))
+        sl.eval_with(self._options(), module, ast, self.globals)
+        frozen = module.freeze()
+        self.modules[digest] = frozen
+        self.codes[digest] = code
+        while len(self.modules) > _CACHE_SIZE:
+            old, _ = self.modules.popitem(last=False)
+            self.codes.pop(old, None)
+        return frozen
+
+    def call(self, module: sl.FrozenModule, hook: str, *args: Any) -> Any:
+        return module.call_with(self._options(), hook, *args).value
+
+    def _transform_callback(self, name: str, value: Any, context: Any = None) -> Any:
+        if self.depth >= _MAX_TRANSFORM_DEPTH:
+            raise RuntimeError(f"transform {name!r} nested deeper than {_MAX_TRANSFORM_DEPTH}")
+        self.depth += 1
+        try:
+            for rule_id, digest in self.order:
+                module = self.modules[digest]
+                if f"transform_{name}" in self.hooks_of(digest):
+                    view = {**self.view, "this_rule": rule_id}
+                    value = self.call(module, f"transform_{name}", view, value, context)
+            return value
+        finally:
+            self.depth -= 1
+
+    def hooks_of(self, digest: str) -> list[str]:
+        return re.findall(r"^def\s+([A-Za-z_]\w*)\s*\(", self.codes[digest], re.MULTILINE)
+
+
+def _error_text(exc: BaseException) -> str:
+    text = str(exc).strip()
+    if "Evaluation cancelled" in text:
+        return "step budget exceeded (the rule's code ran too long and was stopped)"
+    if type(exc).__name__ == "PanicException" or isinstance(exc, MemoryError):
+        return "memory limit exceeded (the rule's code allocated too much and was stopped)"
+    return text[:2000]
+
+
+def _plain(value: Any) -> Any:
+    """Check that a result is plain data; tuples become lists."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    raise TypeError(f"rule code returned {type(value).__name__}, which is not plain data")
+
+
+class Worker:
+    def __init__(self) -> None:
+        self.box = Sandbox()
+        self.poisoned = False  # after an out-of-memory panic the process is not trusted
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request.get("op")
+        self.box.budget = int(request.get("budget", 2000))
+        if op == "ping":
+            return {"ok": True, "pid": os.getpid()}
+        if op == "inspect":
+            return self.inspect(request["code"])
+        missing = [h for _, h in request["order"] if h not in self.box.modules]
+        codes = request.get("codes") or {}
+        for digest in missing:
+            if digest not in codes:
+                return {"missing": missing}
+            self.box.polls = 0
+            try:
+                self.box.compile(codes[digest])
+            except BaseException as exc:  # noqa: BLE001 - includes Rust panics on OOM
+                self._note_panic(exc)
+                return {"missing": [], "compile_error": _error_text(exc)}
+        self.box.order = [(rid, h) for rid, h in request["order"]]
+        self.box.view = request["view"]
+        if op == "call":
+            return {"results": self.call(request)}
+        if op == "transform":
+            return self.transform(request)
+        return {"error": f"unknown op {op!r}"}
+
+    def _note_panic(self, exc: BaseException) -> None:
+        if type(exc).__name__ == "PanicException" or isinstance(exc, MemoryError):
+            self.poisoned = True
+
+    def inspect(self, code: str) -> dict[str, Any]:
+        self.box.polls = 0
+        try:
+            digest = code_hash(code)
+            module = self.box.compile(code)
+        except BaseException as exc:  # noqa: BLE001
+            self._note_panic(exc)
+            return {"error": _error_text(exc)}
+        hooks = self.box.hooks_of(digest)
+        declarations: dict[str, Any] = {}
+        for hook in DECLARATION_HOOKS:
+            if hook in hooks:
+                self.box.polls = 0
+                try:
+                    declarations[hook] = _plain(self.box.call(module, hook))
+                except BaseException as exc:  # noqa: BLE001
+                    self._note_panic(exc)
+                    return {"error": f"{hook}(): {_error_text(exc)}"}
+        return {"hooks": hooks, "declarations": declarations}
+
+    def call(self, request: dict[str, Any]) -> list[list[Any]]:
+        digests = dict(self.box.order)
+        results = []
+        for rule_id in request["targets"]:
+            self.box.polls = 0
+            self.box.depth = 0
+            view = {**request["view"], "this_rule": rule_id}
+            try:
+                module = self.box.modules[digests[rule_id]]
+                value = _plain(self.box.call(module, request["hook"], view, *request["args"]))
+                results.append([rule_id, value, None])
+            except BaseException as exc:  # noqa: BLE001
+                self._note_panic(exc)
+                results.append([rule_id, None, _error_text(exc)])
+        return results
+
+    def transform(self, request: dict[str, Any]) -> dict[str, Any]:
+        value = request["value"]
+        aborts = []
+        hook = f"transform_{request['name']}"
+        for rule_id, digest in self.box.order:
+            if hook not in self.box.hooks_of(digest):
+                continue
+            self.box.polls = 0
+            self.box.depth = 0
+            try:
+                view = {**request["view"], "this_rule": rule_id}
+                value = _plain(self.box.call(self.box.modules[digest], hook, view, value,
+                                             request.get("context")))
+            except BaseException as exc:  # noqa: BLE001
+                self._note_panic(exc)
+                aborts.append([rule_id, _error_text(exc)])
+        return {"value": value, "aborts": aborts}
+
+
+def _limit_memory() -> None:
+    limit = int(os.environ.get("SCRIBA_WORKER_MEMORY", str(1024 * 1024 * 1024)))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def main() -> None:
+    _limit_memory()
+    worker = Worker()
+    out = sys.stdout
+    for line in sys.stdin:
+        try:
+            answer = worker.handle(json.loads(line))
+        except BaseException as exc:  # noqa: BLE001 - the worker must answer, whatever happened
+            worker._note_panic(exc)
+            answer = {"fatal": _error_text(exc)}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+        if worker.poisoned:
+            sys.exit(3)  # the pool respawns a fresh worker for the next call
+
+
+if __name__ == "__main__":
+    main()

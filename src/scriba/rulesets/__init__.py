@@ -1,0 +1,91 @@
+"""Bundled rulesets: each a folder of rule texts (.md) and rule code (.star).
+
+``rulesets/<id>/ruleset.toml`` names the ruleset, its language, the seed it comes from
+and its settings; ``rules/<n>.md`` holds a rule's original text under a small YAML front
+matter (id, title, attributes, optional history); ``rules/<n>.star`` its code, if any;
+``initial.yaml`` (optional) an initial state for games that start in progress: players
+with their variables, game variables, offices and earlier proposals.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from scriba.kernel.state import natural_key
+
+BUNDLED = Path(str(resources.files("scriba.rulesets")))
+
+
+class RulesetError(Exception):
+    pass
+
+
+@dataclass
+class Ruleset:
+    id: str
+    name: str
+    language: str
+    source: str
+    settings: dict[str, Any]
+    rules: list[dict[str, Any]]
+    initial: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    def game_payload(self, game_id: str, name: str, seed: int, clock: str,
+                     settings: dict[str, Any] | None = None) -> dict[str, Any]:
+        return {
+            "game_id": game_id, "name": name, "ruleset": self.id, "language": self.language,
+            "seed": seed, "clock": clock, "settings": {**self.settings, **(settings or {})},
+            "rules": self.rules, "proposals": self.initial.get("proposals", []),
+        }
+
+
+def list_rulesets() -> list[Ruleset]:
+    return [load_ruleset(p.name) for p in sorted(BUNDLED.iterdir())
+            if (p / "ruleset.toml").is_file()]
+
+
+def load_ruleset(ruleset_id: str, root: Path | None = None) -> Ruleset:
+    path = (root or BUNDLED) / ruleset_id
+    manifest = path / "ruleset.toml"
+    if not manifest.is_file():
+        known = ", ".join(p.name for p in sorted(BUNDLED.iterdir()) if (p / "ruleset.toml").is_file())
+        raise RulesetError(f"no ruleset {ruleset_id!r} (bundled: {known})")
+    meta = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    rules = [_load_rule(md) for md in (path / "rules").glob("*.md")]
+    rules.sort(key=lambda r: natural_key(r["id"]))
+    initial_file = path / "initial.yaml"
+    initial = yaml.safe_load(initial_file.read_text(encoding="utf-8")) if initial_file.is_file() \
+        else {}
+    return Ruleset(id=meta.get("id", ruleset_id), name=meta.get("name", ruleset_id),
+                   language=meta.get("language", "en"), source=meta.get("source", ""),
+                   settings=meta.get("settings", {}), rules=rules, initial=initial or {},
+                   labels=meta.get("labels", {}), path=path)
+
+
+def _load_rule(md: Path) -> dict[str, Any]:
+    text = md.read_text(encoding="utf-8")
+    front: dict[str, Any] = {}
+    if text.startswith("---\n"):
+        head, _, text = text[4:].partition("\n---\n")
+        front = yaml.safe_load(head) or {}
+    code_file = md.with_suffix(".star")
+    rule = {
+        "id": str(front.get("id", md.stem)),
+        "title": front.get("title", ""),
+        "text": text.strip("\n"),
+        "code": code_file.read_text(encoding="utf-8") if code_file.is_file() else None,
+        "attributes": front.get("attributes", {}) or {},
+    }
+    if front.get("history"):
+        rule["history"] = front["history"]
+    if front.get("in_force") is False:
+        rule["in_force"] = False
+    return rule

@@ -1,0 +1,79 @@
+"""The kernel's refusal messages, in English; translations live in locale/<lang>/*.po.
+
+Messages written by rule code are already in the ruleset's language and pass through.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
+
+from scriba.kernel.errors import Refused
+
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+
+MESSAGES: dict[str, str] = {
+    "unknown_action": "There is no action '{action}' in the rules in force "
+                      "(available: {available}).",
+    "not_a_player": "{actor} is not a player of this game.",
+    "not_office_holder": "Only the holder of the office {office} may do '{action}'; "
+                         "{actor} does not hold it.",
+    "already_player": "{player} is already a player.",
+    "unknown_argument": "'{action}' does not take {argument} (it takes: {expected}).",
+    "missing_argument": "'{action}' needs {argument}.",
+    "bad_argument": "'{action}': {argument} must be {expected}, not {value}.",
+    "unknown_player": "There is no player named {player}.",
+    "unknown_proposal": "There is no proposal {proposal}.",
+    "proposal_closed": "Proposal {proposal} is closed ({status}): no more votes.",
+    "bad_choice": "'{choice}' is not a vote; write one of: {accepted}.",
+    "label_taken": "There is already a proposal labelled {label}.",
+    "changes_empty": "A proposal needs at least one rule change.",
+    "change_malformed": "A rule change must look like {{enact: {{...}}}}, not {change}.",
+    "change_unknown_type": "Unknown kind of rule change '{type}' (known: {known}).",
+    "change_needs_rule": "The change '{type}' must name a rule.",
+    "change_enact_empty": "A new rule needs a text or code.",
+    "change_needs_paragraph": "Amending a paragraph needs the paragraph.",
+    "change_needs_target": "Renumbering needs the new number.",
+    "change_rule_missing": "Rule {rule} is not in force, so '{type}' cannot apply to it.",
+    "change_rule_exists": "Rule {rule} already exists.",
+    "change_reenact_in_force": "Rule {rule} is in force: only a repealed rule can be "
+                               "re-enacted.",
+    "change_paragraph_missing": "There is no paragraph {paragraph} in that rule.",
+    "rule_code_invalid": "The code of rule {rule} does not compile: {error}",
+    "runaway_reactions": "The rules kept reacting to each other beyond {count} events; "
+                         "the command was refused and nothing was changed.",
+    "game_ended": "The game is over.",
+    "sandbox_failed": "The rules' code could not be run ({reason}); nothing was changed, "
+                      "try again.",
+}
+
+
+@cache
+def _catalog(language: str) -> Catalog | None:
+    path = LOCALE_DIR / language / "LC_MESSAGES" / "scriba.po"
+    if not path.is_file():
+        return None
+    with path.open("rb") as handle:
+        return read_po(handle, locale=language)
+
+
+def translate(message_id: str, language: str, **params: object) -> str:
+    template = MESSAGES.get(message_id, message_id)
+    catalog = _catalog(language)
+    if catalog is not None:
+        entry = catalog.get(template)
+        if entry is not None and entry.string:
+            template = str(entry.string)
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
+def refusal_text(refusal: Refused, language: str) -> str:
+    if refusal.literal:
+        return refusal.message_id
+    return translate(refusal.message_id, language, **refusal.params)

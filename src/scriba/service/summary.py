@@ -1,0 +1,37 @@
+"""The state of a game as players read it: the JSON that ``scenario run --json`` prints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scriba.kernel.changes import revision
+from scriba.kernel.state import GameState
+
+
+def summarize(state: GameState, refusals: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return {
+        "game": state.game_id,
+        "ruleset": state.ruleset,
+        "time": state.time,
+        "players": {name: {**p["vars"], "status": p["status"]} for name, p in state.players.items()},
+        "vars": state.vars,
+        "offices": state.offices,
+        "rules": [
+            {"id": r["id"], "title": r["title"], "revision": revision(r),
+             "attributes": r["attributes"], "has_code": bool(r["code"])}
+            for r in state.rules_in_force()
+        ],
+        "proposals": [
+            {"label": p.get("label"), "number": p["number"], "author": p["author"],
+             "status": p["status"],
+             "votes": {voter: v["choice"] for voter, v in p["votes"].items()},
+             "tally": p.get("tally", {})}
+            for p in state.proposals.values()
+        ],
+        "assets": state.assets,
+        "timers": sorted(state.timers.values(), key=lambda t: (t["at"], t["id"])),
+        "winner": state.winners[0] if state.winners else None,
+        "winners": state.winners,
+        "ended": state.ended,
+        "refusals": refusals or [],
+    }
