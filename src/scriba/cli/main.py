@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 import yaml
@@ -75,14 +75,18 @@ def games_command(db: str = DbOption) -> None:
 
 
 @app.command("new")
-def new_command(ruleset: str, game: str = typer.Option(None, help="Game id"),
-                player: list[str] = typer.Option(None, "--player", "-p",
-                                                 help="A player (repeat, in order)"),
-                office: list[str] = typer.Option(None, help="OFFICE=HOLDER (repeat)"),
-                start: str = typer.Option(None, help="Start time (ISO); default now"),
-                seed: int = 0, real_clock: bool = typer.Option(
-                    False, help="Time follows the wall clock instead of events"),
-                db: str = DbOption) -> None:
+def new_command(
+    ruleset: str,
+    game: Annotated[str | None, typer.Option(help="Game id")] = None,
+    player: Annotated[list[str] | None, typer.Option(
+        "--player", "-p", help="A player (repeat, in order)")] = None,
+    office: Annotated[list[str] | None, typer.Option(help="OFFICE=HOLDER (repeat)")] = None,
+    start: Annotated[str | None, typer.Option(help="Start time (ISO); default now")] = None,
+    seed: int = 0,
+    real_clock: Annotated[bool, typer.Option(
+        help="Time follows the wall clock instead of events")] = False,
+    db: str = DbOption,
+) -> None:
     """Create a game from a bundled ruleset."""
     offices = dict(o.split("=", 1) for o in office or [])
     try:
@@ -118,10 +122,14 @@ def actions_command(game: str, db: str = DbOption) -> None:
 
 
 @app.command("act")
-def act_command(game: str, player: str, action: str,
-                arg: list[str] = typer.Argument(None, help="KEY=VALUE (values read as YAML)"),
-                changes: Path = typer.Option(None, help="YAML file with a proposal's changes"),
-                db: str = DbOption) -> None:
+def act_command(
+    game: str, player: str, action: str,
+    arg: Annotated[list[str] | None, typer.Argument(
+        help="KEY=VALUE (values read as YAML)")] = None,
+    changes: Annotated[Path | None, typer.Option(
+        help="YAML file with a proposal's changes")] = None,
+    db: str = DbOption,
+) -> None:
     """Perform an action as a player."""
     args = _parse_args(arg or [])
     if changes is not None:
@@ -208,14 +216,16 @@ def log_command(game: str, db: str = DbOption) -> None:
 
 
 @app.command("query")
-def query_command(game: str, name: str, arg: list[str] = typer.Argument(None),
+def query_command(game: str, name: str,
+                  arg: Annotated[list[str] | None, typer.Argument()] = None,
                   db: str = DbOption) -> None:
     """Ask the rules a question (query hooks), e.g. status."""
     print(json.dumps(_service(db).query(game, name, _parse_args(arg or [])), ensure_ascii=False))
 
 
 @export_app.command("game")
-def export_game(game: str, out: Path = typer.Option(None, help="File (default: stdout)"),
+def export_game(game: str,
+                out: Annotated[Path | None, typer.Option(help="File (default: stdout)")] = None,
                 db: str = DbOption) -> None:
     """Export a game's log as JSON lines."""
     lines = list(_service(db).export_game(game))
@@ -251,6 +261,10 @@ def scenario_run(file: Path, as_json: bool = typer.Option(False, "--json"),
     service = Service(db)
     try:
         result = run_scenario(service, scenario)
+    except ScenarioError as error:
+        if as_json:
+            print(json.dumps({"error": str(error)}))
+        _fail(f"{file}: {error}")
     finally:
         service.close()
     if as_json:
@@ -271,6 +285,15 @@ def demo_command(db: str = DbOption) -> None:
     from scriba.cli.demo import run_demo
 
     run_demo(_service(db), console)
+
+
+@app.command("bench")
+def bench_command(turns: int = typer.Option(150, help="Turns of the long game"),
+                  hook_calls: int = typer.Option(2000, help="Hook calls to time")) -> None:
+    """Measure replay speed, vote latency and the cost of a sandboxed hook call."""
+    from scriba.bench import run
+
+    run(turns=turns, hook_calls=hook_calls, say=console.print)
 
 
 def _brief(payload: dict[str, Any]) -> str:

@@ -170,6 +170,9 @@ def apply_change(
         entry["detail"] = {"paragraph": change["paragraph"],
                            "operation": "add" if change.get("add") else
                            ("delete" if change.get("text") is None else "replace")}
+        if "code" in change:  # the comma's mechanics change with it, in the same amendment
+            rule["code"] = change["code"] or None
+            entry["detail"]["code"] = True
     elif kind in ("transmute", "set_attribute"):
         updates = _attribute_updates(change)
         entry["detail"] = {"from": {k: rule["attributes"].get(k) for k in updates}, "to": updates}

@@ -56,13 +56,6 @@ def _proposal(state: GameState, number: Any) -> dict[str, Any]:
     return proposal
 
 
-def current_value(state: GameState, name: str, player: str | None,
-                  initials: dict[tuple[str, str], Any]) -> Any:
-    if player is None:
-        return state.vars.get(name, initials.get(("game", name), 0))
-    return state.players[player]["vars"].get(name, initials.get(("player", name), 0))
-
-
 def _set_var(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
     player = None if e.get("player") is None else _player(state, e["player"])
     return [ctx.event("var_set", player=player, name=str(e["name"]), value=e["value"])]
@@ -73,9 +66,11 @@ def _add_var(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Ev
     amount = e["amount"]
     if not isinstance(amount, int | float) or isinstance(amount, bool):
         raise InvalidEffect(f"add_var amount must be a number, got {amount!r}")
-    value = current_value(state, e["name"], player, ctx.initials) + amount
-    return [ctx.event("var_set", player=player, name=str(e["name"]), value=value,
-                      delta=amount)]
+    # The sum is taken when the event is applied, so that several additions produced
+    # together (by one rule or by several) all count.
+    scope = "game" if player is None else "player"
+    return [ctx.event("var_set", player=player, name=str(e["name"]), delta=amount,
+                      initial=ctx.initials.get((scope, str(e["name"])), 0))]
 
 
 def _transfer(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
@@ -188,7 +183,8 @@ def _add_player(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list
     name = str(e["player"])
     if name in state.players and state.players[name]["status"] == "active":
         raise InvalidEffect(f"{name!r} is already playing")
-    return [ctx.event("player_joined", player=name, vars=dict(e.get("vars") or {}))]
+    initial = {n: v for (scope, n), v in ctx.initials.items() if scope == "player"}
+    return [ctx.event("player_joined", player=name, vars={**initial, **(e.get("vars") or {})})]
 
 
 def _notice(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:

@@ -9,6 +9,7 @@ the events to append; nothing is half-applied: a refusal discards them all.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections import deque
@@ -214,10 +215,11 @@ class Engine:
                 args.pop(name, None)
                 continue
             args[name] = _coerce(state, command.action, name, type_, args[name])
-        if kind == "propose":
-            args["changes"] = self._check_changes(state, args["changes"])
-            if args.get("label") and state.proposal_by_label(str(args["label"])):
-                raise Refused("label_taken", label=args["label"])
+        for name, type_ in params.items():
+            if type_.rstrip("?") == "changes" and name in args:
+                args[name] = self._check_changes(state, args[name])
+        if kind == "propose" and args.get("label") and state.proposal_by_label(str(args["label"])):
+            raise Refused("label_taken", label=args["label"])
         if kind == "vote":
             proposal = state.proposals[str(args["proposal"])]
             if proposal["status"] != "open":
@@ -230,7 +232,7 @@ class Engine:
         if not isinstance(raw, list) or not raw:
             raise Refused("changes_empty")
         changes = [rule_changes.normalize_change(c) for c in raw]
-        scratch = {rid: {**r, "history": []} for rid, r in state.rules.items()}
+        scratch = copy.deepcopy({rid: {**r, "history": []} for rid, r in state.rules.items()})
         for change in changes:
             for code in rule_changes.codes_in(change):
                 error = self.info(code).error
@@ -249,7 +251,8 @@ class Engine:
         actor = command.actor
         if kind == "propose":
             number = self._proposal_number(state, args, actor, now)
-            extra = {k: v for k, v in args.items() if k not in ("changes", "label", "title", "text")}
+            extra = {k: v for k, v in args.items()
+                     if k not in ("changes", "label", "title", "text")}
             return make_event("proposal_submitted", now, actor, number=number,
                               label=args.get("label") or str(number), author=actor,
                               title=args.get("title", ""), text=args.get("text", ""),
@@ -411,13 +414,29 @@ class _Run:
         while self.queue:
             event = self.queue.popleft()
             event["seq"] = self.state.seq + 1
-            apply_event(self.state, event)
+            try:
+                apply_event(self.state, event)
+            except Refused as refusal:  # a rule change that no longer applies
+                event = make_event("rule_change_failed", event["time"], None,
+                                   **event["payload"], reason=refusal.message_id,
+                                   details=refusal.params)
+                event["seq"] = self.state.seq + 1
+                apply_event(self.state, event)
+            if event["type"] == "var_set" and "delta" in event["payload"]:
+                # record the resulting value, for readers and for the rules reacting to it
+                p = event["payload"]
+                holder = self.state.vars if p["player"] is None else \
+                    self.state.players[p["player"]]["vars"]
+                p["value"] = holder[p["name"]]
             self.events.append(event)
             if len(self.events) > MAX_EVENTS_PER_COMMAND:
                 raise Refused("runaway_reactions", count=MAX_EVENTS_PER_COMMAND)
             consequences = self._consequences(event)
             reactions = self._react(event)
-            self.queue.extend(consequences + reactions)
+            # Rule changes happen before anything else queued, so that a second proposal
+            # resolved in the same reaction sees the rules the first one made.
+            self.queue.extendleft(reversed(consequences))
+            self.queue.extend(reactions)
 
     def _react(self, event: Event) -> list[Event]:
         if event["type"] in NOT_DISPATCHED:
@@ -470,7 +489,7 @@ class _Run:
 
     def _change_events(self, changes: list[dict[str, Any]], cause: dict[str, Any], time: str,
                        proposal: int | None) -> list[Event]:
-        scratch = {rid: {**r, "history": list(r["history"])} for rid, r in self.state.rules.items()}
+        scratch = copy.deepcopy(self.state.rules)
         events: list[Event] = []
         taken: list[str] = []
         for change in changes:

@@ -80,10 +80,11 @@ def _player_status(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 
 def _var_set(state: GameState, p: dict[str, Any], event: Event) -> None:
-    if p.get("player") is None:
-        state.vars[p["name"]] = p["value"]
-    else:
-        state.players[p["player"]]["vars"][p["name"]] = p["value"]
+    holder = state.vars if p.get("player") is None else state.players[p["player"]]["vars"]
+    if "value" in p:
+        holder[p["name"]] = p["value"]
+    else:  # an addition: the value is recorded on the event once it has been applied
+        holder[p["name"]] = holder.get(p["name"], p.get("initial", 0)) + p["delta"]
 
 
 def _office_set(state: GameState, p: dict[str, Any], event: Event) -> None:

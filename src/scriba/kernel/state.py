@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -49,7 +50,8 @@ class GameState:
         return cls(**copy.deepcopy(data))
 
     def copy(self) -> GameState:
-        return GameState.from_dict(self.to_dict())
+        # A pickle round trip is the fastest deep copy of plain nested data.
+        return pickle.loads(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
 
     # --- convenient reads -------------------------------------------------------------
     def active_players(self) -> list[str]:

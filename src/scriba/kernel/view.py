@@ -27,6 +27,7 @@ def deterministic_random(seed: int, seq: int) -> int:
 def build_view(state: GameState, order: list[str],
                now: str | None = None) -> dict[str, Any]:
     now = now or state.time
+    with_text = state.settings.get("view_rule_text", True)
     resolved = [n for n, p in state.proposals.items() if p["status"] != "open"]
     keep_resolved = set(resolved[-RECENT_RESOLVED:])
     proposals = {
@@ -47,16 +48,23 @@ def build_view(state: GameState, order: list[str],
         "players": state.players,
         "player_order": list(state.players),
         "active_players": state.active_players(),
-        "rules": [
-            {"id": rid, "title": state.rules[rid]["title"],
-             "attributes": state.rules[rid]["attributes"],
-             "revision": revision(state.rules[rid]),
-             "has_code": bool(state.rules[rid]["code"])}
-            for rid in order
-        ],
+        "rules": [_rule_view(state.rules[rid], with_text) for rid in order],
+        "repealed_rules": [
+            {"id": r["id"], "title": r["title"], "attributes": r["attributes"],
+             "last_change": r["history"][-1] if r["history"] else None}
+            for r in state.rules.values() if not r["in_force"]],
         "proposals": proposals,
         "timers": sorted(state.timers.values(), key=lambda t: (t["at"], t["id"])),
         "assets": state.assets,
         "winners": state.winners,
         "ended": state.ended,
     }
+
+
+def _rule_view(rule: dict[str, Any], with_text: bool) -> dict[str, Any]:
+    view = {"id": rule["id"], "title": rule["title"], "attributes": rule["attributes"],
+            "revision": revision(rule), "has_code": bool(rule["code"])}
+    if with_text:  # a ruleset with very long texts (Agora) may leave them out to stay fast
+        view["text"] = rule["text"]
+        view["history"] = rule["history"]
+    return view

@@ -24,7 +24,14 @@ Every hook except the declarations receives ``game``, a read-only copy of the st
       "active_players": ["Anna", "Bea"],
       "offices": {"King": "Anna"},
       "rules": [{"id": "101", "title": "...", "attributes": {"mutable": False},
-                 "revision": 0, "has_code": True}],          # in precedence order
+                 "revision": 0, "has_code": True,
+                 "text": "...", "history": [{"change": "amend", "date": "2026-02-01",
+                                             "cause": {"kind": "proposal", "proposal": 7,
+                                                       "author": "Anna"}}]}],
+                                        # in precedence order; text and history are left
+                                        # out when the setting view_rule_text is false
+      "repealed_rules": [{"id": "206", "title": "...", "attributes": {...},
+                          "last_change": {...history entry...}}],
       "proposals": {"3": {"number": 3, "label": "p3", "author": "Anna", "status": "open",
                           "submitted": ISO, "votes": {"Bea": {"choice": "for", "time": ISO}},
                           "changes": [...], "data": {...}, "title": "", "text": ""}},
@@ -62,7 +69,8 @@ def actions() -> list[dict[str, Any]]:
     with optional ``label``, ``title``, ``text``), ``"vote"`` (a vote on ``proposal`` with
     ``choice``), ``"join"``, ``"leave"`` or ``"plain"`` (the default: only recorded, rules
     react to it); ``params`` — extra parameters, name → type (``str``, ``int``,
-    ``number``, ``bool``, ``player``, ``proposal``, ``list``, ``dict``, ``any``; a
+    ``number``, ``bool``, ``player``, ``proposal``, ``changes`` (rule changes, checked
+    like a proposal's: known rules, code that compiles), ``list``, ``dict``, ``any``; a
     trailing ``?`` makes it optional); ``who`` — ``"player"`` (default), ``"anyone"``,
     ``"office:NAME"``, or a list of these; for votes, ``choices`` maps the ruleset's own
     words to ``for`` / ``against`` / ``abstain`` (or other outcomes a rule understands);
@@ -178,7 +186,9 @@ def transform_NAME(game: dict[str, Any], value: Any, context: Any) -> Any:  # no
     ``first_proposal`` setting; context {author, args}), ``rule_number`` (the id of a rule
     a proposal enacts without naming one; default: highest numeric id + 1; context
     {proposal, change, taken}) and ``rule_order`` (the precedence order: a list of every
-    rule id in force). Rules may define and ask any others with the built-in
+    rule id in force; it is cached per version of the rules, so it may depend only on the
+    rules in force, their attributes and code — record a ruling about precedence as a rule
+    attribute with ``set_attribute``). Rules may define and ask any others with the built-in
     ``transform(name, value, context)``, e.g. a vote's weight.
 
     Example (the King's vote counts twice)::
@@ -212,7 +222,8 @@ def query_NAME(game: dict[str, Any], args: dict[str, Any]) -> Any:  # noqa: N802
 
 EFFECTS: dict[str, str] = {
     "set_var": '{"effect": "set_var", "player": "Anna" or None, "name": "points", "value": 5}',
-    "add_var": '{"effect": "add_var", "player": "Anna" or None, "name": "points", "amount": -2}',
+    "add_var": '{"effect": "add_var", "player": "Anna" or None, "name": "points", "amount": -2}'
+               "  (additions returned together all count: the sum is taken when applied)",
     "transfer": '{"effect": "transfer", "name": "nomica", "amount": 100, "from": "A", "to": "B"}'
                 " (None on a side: the money comes from or goes to nowhere)",
     "set_office": '{"effect": "set_office", "office": "King", "holder": "Anna" or None}',
@@ -253,7 +264,8 @@ CHANGES: dict[str, str] = {
     "amend": '{"amend": {"rule": "203", "text": "...", "code": "...", "title": "..."}}'
              "  (omitted parts stay; code \"\" removes the code)",
     "amend_paragraph": '{"amend_paragraph": {"rule": "100", "paragraph": "b", "text": "..."}}'
-                       '  (text None deletes the paragraph; "add": True inserts after it)',
+                       '  (text None deletes the paragraph; "add": True inserts after it;'
+                       ' an optional "code" replaces the rule\'s code in the same amendment)',
     "transmute": '{"transmute": {"rule": "109", "mutable": True}}  (sets attributes)',
     "set_attribute": '{"set_attribute": {"rule": "2400", "name": "owner", "value": "Anna"}}',
     "retitle": '{"retitle": {"rule": "201", "title": "..."}}',

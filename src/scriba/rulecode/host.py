@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from typing import Any
 
@@ -50,25 +51,35 @@ class SandboxHost:
     def call(self, order: list[RuleRef], targets: list[str], hook: str,
              view: dict[str, Any], args: list[Any]) -> list[HookResult]:
         answer = self._ask(order, {"op": "call", "targets": targets, "hook": hook,
-                                   "view": view, "args": args})
+                                   "view_json": _encode(view), "args": args})
         failure = _failure(answer)
+        if failure and len(targets) > 1:
+            # The batch died (e.g. one rule exhausted memory): ask each rule on its own so
+            # that only the culprit's call is aborted.
+            return [result for rid in targets
+                    for result in self.call(order, [rid], hook, view, args)]
         if failure:
             return [HookResult(rid, error=failure) for rid in targets]
         return [HookResult(rid, value, error) for rid, value, error in answer["results"]]
 
     def transform(self, order: list[RuleRef], name: str, view: dict[str, Any],
                   value: Any, context: Any) -> tuple[Any, list[HookResult]]:
-        answer = self._ask(order, {"op": "transform", "name": name, "view": view,
-                                   "value": value, "context": context})
+        answer = self._ask(order, {"op": "transform", "name": name,
+                                   "view_json": _encode(view), "value": value,
+                                   "context": context})
         failure = _failure(answer)
         if failure:
             return value, [HookResult("*", error=failure)]
         return answer["value"], [HookResult(rid, error=err) for rid, err in answer["aborts"]]
 
 
+def _encode(view: dict[str, Any]) -> str:
+    return json.dumps(view, ensure_ascii=False, separators=(",", ":"))
+
+
 def _failure(answer: dict[str, Any]) -> str | None:
     if "died" in answer:
-        return f"sandbox worker killed: {answer['died']}"
+        return str(answer["died"])
     for key in ("fatal", "compile_error", "error"):
         if key in answer:
             return str(answer[key])

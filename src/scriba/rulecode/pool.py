@@ -8,12 +8,14 @@ retry fails too the call is answered with an error, never half-applied.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import selectors
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -28,9 +30,12 @@ class WorkerDied(Exception):
 class WorkerProcess:
     def __init__(self, memory_limit: int) -> None:
         env = {**os.environ, "SCRIBA_WORKER_MEMORY": str(memory_limit)}
+        # stderr goes to a file so that the reason of a crash (a Rust out-of-memory abort
+        # prints there) can be told to the players.
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in kill()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "scriba.rulecode.worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
             env=env, bufsize=0,
         )
         self._buffer = b""
@@ -59,16 +64,25 @@ class WorkerProcess:
                     raise WorkerDied(f"no answer within {timeout:g} s (wall-clock limit)")
                 chunk = os.read(fd, 1 << 20)
                 if not chunk:
-                    raise WorkerDied(f"worker {self.pid} died during the call")
+                    raise WorkerDied(self._death_reason())
                 self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return json.loads(line)
+
+    def _death_reason(self) -> str:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=2)
+        self.stderr.seek(0)
+        printed = self.stderr.read(65536).decode(errors="replace")
+        if "memory allocation" in printed or "MemoryError" in printed:
+            return "memory limit exceeded (the rule's code allocated too much and was stopped)"
+        return f"worker {self.pid} died during the call (exit {self.process.returncode})"
 
     def kill(self) -> None:
         if self.alive():
             self.process.kill()
         self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout):
+        for stream in (self.process.stdin, self.process.stdout, self.stderr):
             if stream is not None:
                 stream.close()
 

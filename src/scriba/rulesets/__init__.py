@@ -56,7 +56,7 @@ def load_ruleset(ruleset_id: str, root: Path | None = None) -> Ruleset:
     path = (root or BUNDLED) / ruleset_id
     manifest = path / "ruleset.toml"
     if not manifest.is_file():
-        known = ", ".join(p.name for p in sorted(BUNDLED.iterdir()) if (p / "ruleset.toml").is_file())
+        known = ", ".join(r.id for r in list_rulesets())
         raise RulesetError(f"no ruleset {ruleset_id!r} (bundled: {known})")
     meta = tomllib.loads(manifest.read_text(encoding="utf-8"))
     rules = [_load_rule(md) for md in (path / "rules").glob("*.md")]

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from scriba.kernel.timeutil import parse_duration, parse_time
+from scriba.rulesets import RulesetError
 from scriba.service.service import Service
 from scriba.service.summary import summarize
 
@@ -91,12 +92,15 @@ def _validate_step(index: int, step: Any) -> None:
 def run_scenario(service: Service, scenario: dict[str, Any],
                  game_id: str | None = None) -> ScenarioResult:
     start = scenario.get("start")
-    state = service.create_game(
-        scenario["ruleset"], game_id=game_id or scenario.get("game"),
-        name=scenario.get("name"), seed=int(scenario.get("seed", 0)),
-        start=str(start) if start is not None else "2026-01-01T00:00:00Z",
-        players=scenario.get("players"), offices=scenario.get("offices"),
-        settings=scenario.get("settings"))
+    try:
+        state = service.create_game(
+            scenario["ruleset"], game_id=game_id or scenario.get("game"),
+            name=scenario.get("name"), seed=int(scenario.get("seed", 0)),
+            start=str(start) if start is not None else "2026-01-01T00:00:00Z",
+            players=scenario.get("players"), offices=scenario.get("offices"),
+            settings=scenario.get("settings"))
+    except (RulesetError, ValueError) as error:
+        raise ScenarioError(f"cannot start the game: {error}") from None
     game = state.game_id
     refusals: list[dict[str, Any]] = []
     errors: list[str] = []

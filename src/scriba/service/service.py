@@ -124,11 +124,8 @@ class Service:
         raw = raw if raw is not None else json.dumps(
             {"actor": actor, "action": action, "args": args}, ensure_ascii=False, default=str)
         inbound = self.store.keep_inbound(channel, raw, game_id)
-        outcome = self._with_retries(game_id, lambda state, now: self._decide(
-            state, Command(actor, action, args), now, raw), at)
-        self.store.mark_inbound(inbound, "accepted" if outcome.accepted else "refused",
-                                outcome.message)
-        return outcome
+        return self._with_retries(game_id, lambda state, now: self._decide(
+            state, Command(actor, action, args), now, raw), at, inbound)
 
     def _decide(self, state: GameState, command: Command, now: str,
                 raw: str) -> tuple[list[Event], Outcome]:
@@ -181,7 +178,8 @@ class Service:
         state = self.load(game_id)
         return self.engine.query(state, name, args or {}, self.now(state))
 
-    def _with_retries(self, game_id: str, decide: Any, at: str | None) -> Outcome:
+    def _with_retries(self, game_id: str, decide: Any, at: str | None,
+                      inbound: int | None = None) -> Outcome:
         for _ in range(_RETRIES):
             state = self.load(game_id)
             now = normalize(at) if at else self.now(state)
@@ -189,14 +187,17 @@ class Service:
                 now = state.time  # the log never goes back in time
             events, outcome = decide(state, now)
             numbered = _number(events, state.seq)
+            mark = None if inbound is None else (
+                inbound, "accepted" if outcome.accepted else "refused", outcome.message)
             try:
-                self.store.append(game_id, numbered)
+                self.store.append(game_id, numbered, mark)
             except Conflict:
                 self._states.pop(game_id, None)
                 continue
+            before = state.seq
             new_state = fold(numbered, state)
             self._states[game_id] = new_state
-            self._maybe_snapshot(game_id, state.seq, new_state)
+            self._maybe_snapshot(game_id, before, new_state)
             outcome.state = new_state
             return outcome
         raise Conflict(f"game {game_id} is too busy; try again")

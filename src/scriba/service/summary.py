@@ -13,7 +13,8 @@ def summarize(state: GameState, refusals: list[dict[str, Any]] | None = None) ->
         "game": state.game_id,
         "ruleset": state.ruleset,
         "time": state.time,
-        "players": {name: {**p["vars"], "status": p["status"]} for name, p in state.players.items()},
+        "players": {name: {**p["vars"], "status": p["status"]}
+                    for name, p in state.players.items()},
         "vars": state.vars,
         "offices": state.offices,
         "rules": [

@@ -14,7 +14,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine, func, select
+from sqlalchemy import create_engine, event, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -22,6 +22,16 @@ from sqlalchemy.pool import StaticPool
 from scriba.store.models import Event, Game, Inbound, Snapshot
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+    # WAL lets readers run beside the writer; NORMAL sync keeps every committed command
+    # across a crash of the server (not of the machine's power) at a fraction of the cost.
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
 
 
 class Conflict(Exception):
@@ -47,6 +57,8 @@ class EventStore:
             options = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
         self.url = url
         self.engine = create_engine(url, **options)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
         migrate(self.engine)
         self.session = sessionmaker(self.engine, expire_on_commit=False)
 
@@ -74,12 +86,18 @@ class EventStore:
             return session.get(Game, game_id) is not None
 
     # --- events -----------------------------------------------------------------------
-    def append(self, game_id: str, events: list[dict[str, Any]]) -> None:
-        if not events:
+    def append(self, game_id: str, events: list[dict[str, Any]],
+               inbound: tuple[int, str, str] | None = None) -> None:
+        """Append events, and mark the inbound message they answer, in one transaction."""
+        if not events and inbound is None:
             return
         try:
             with self.session.begin() as session:
                 self._add(session, game_id, events)
+                if inbound is not None:
+                    row = session.get(Inbound, inbound[0])
+                    if row is not None:
+                        row.status, row.result = inbound[1], inbound[2]
         except IntegrityError as error:
             raise Conflict(f"game {game_id} changed meanwhile") from error
 

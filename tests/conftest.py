@@ -1,0 +1,62 @@
+"""Shared fixtures: a service on an in-memory SQLite, and a real PostgreSQL when present."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scriba.service.service import Service
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def service() -> Iterator[Service]:
+    svc = Service("sqlite://")
+    yield svc
+    svc.close()
+
+
+def _pg_bin() -> Path | None:
+    for candidate in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (candidate / "initdb").exists():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A throwaway PostgreSQL cluster on a Unix socket, or $SCRIBA_TEST_POSTGRES."""
+    if os.environ.get("SCRIBA_TEST_POSTGRES"):
+        yield os.environ["SCRIBA_TEST_POSTGRES"]
+        return
+    bindir = _pg_bin()
+    if bindir is None:
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql; .ci/run does)")
+    root = Path(tempfile.mkdtemp(prefix="scriba-pg-"))
+    data, sock = root / "data", root / "sock"
+    sock.mkdir()
+    run_as: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses to run as root: use the postgres system user
+        shutil.chown(root, "postgres")
+        shutil.chown(sock, "postgres")
+        run_as = ["runuser", "-u", "postgres", "--"]
+    subprocess.run([*run_as, str(bindir / "initdb"), "-D", str(data), "-A", "trust",
+                    "-U", "scriba"], check=True, capture_output=True)
+    subprocess.run([*run_as, str(bindir / "pg_ctl"), "-D", str(data), "-w", "-l",
+                    str(root / "log"), "-o", f"-k {sock} -c listen_addresses=''", "start"],
+                   check=True, capture_output=True)
+    try:
+        subprocess.run([*run_as, str(bindir / "createdb"), "-h", str(sock), "-U", "scriba",
+                        "scriba"], check=True, capture_output=True)
+        yield f"postgresql+psycopg://scriba@/scriba?host={sock}"
+    finally:
+        subprocess.run([*run_as, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate",
+                        "stop"], capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)

@@ -1,0 +1,203 @@
+"""The service: commands in, events out; bad input is refused clearly and loses nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scriba.rulesets import load_ruleset
+from scriba.service.scenario import ScenarioError, load_scenario
+from scriba.service.service import Service
+
+FIXTURES = Path(__file__).parent / "fixtures"
+START = "2026-03-01T10:00:00Z"
+
+
+def clockwork(service: Service, players=("Ann", "Ben", "Cid")) -> str:
+    ruleset = load_ruleset("clockwork", root=FIXTURES)
+    return service.create_game(ruleset, game_id="cw", start=START, players=list(players)).game_id
+
+
+def equinomic(service: Service) -> str:
+    return service.create_game("equinomic", game_id="eq", start=START,
+                               players=["Anna", "Bruno", "Carla"]).game_id
+
+
+def assert_replay_equal(service: Service, game: str) -> None:
+    assert service.replay(game).to_json() == service.load(game).to_json()
+
+
+ENACT = {"enact": {"title": "T", "text": "A harmless rule."}}
+
+
+def test_command_by_a_non_player_is_refused_and_recorded(service):
+    game = equinomic(service)
+    before = service.load(game).to_json()
+    outcome = service.perform(game, "Zoe", "propose", {"changes": [ENACT]})
+    assert not outcome.accepted
+    assert outcome.message == "Zoe non è un giocatore di questa partita."
+    log = service.log(game)
+    assert log[-1]["type"] == "command_refused" and log[-1]["payload"]["message"] == outcome.message
+    assert '"Zoe"' in service.store.inbound(game)[-1]["raw"]
+    after = service.load(game)
+    assert {k: v for k, v in after.to_dict().items() if k not in ("seq", "time")} == \
+        {k: v for k, v in __import__("json").loads(before).items() if k not in ("seq", "time")}
+    assert_replay_equal(service, game)
+
+
+def test_vote_on_unknown_and_on_closed_proposal(service):
+    game = clockwork(service)
+    unknown = service.perform(game, "Ann", "vote", {"proposal": "nope", "choice": "aye"})
+    assert unknown.message == "There is no proposal nope."
+    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [ENACT]})
+    service.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
+    assert service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"}).accepted
+    closed = service.perform(game, "Cid", "vote", {"proposal": "p1", "choice": "nay"})
+    assert not closed.accepted
+    assert closed.message == "Proposal p1 is closed (adopted): no more votes."
+    assert_replay_equal(service, game)
+
+
+def test_second_vote_where_the_rules_forbid_it(service):
+    game = clockwork(service, players=("Ann", "Ben", "Cid", "Dan"))
+    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [ENACT]})
+    assert service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "nay"}).accepted
+    again = service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
+    assert again.message == "You have already voted on this proposal."
+    assert service.load(game).proposals["1"]["votes"]["Ben"]["choice"] == "against"
+
+
+def test_unclear_vote_word_is_refused(service):
+    game = clockwork(service)
+    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [ENACT]})
+    outcome = service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "maybe"})
+    assert outcome.message == ("'maybe' is not a vote; write one of: aye, nay, for, against, "
+                               "abstain.")
+
+
+def test_action_the_rules_do_not_declare(service):
+    game = equinomic(service)
+    outcome = service.perform(game, "Anna", "fly", {})
+    assert not outcome.accepted
+    assert outcome.message.startswith("Non esiste l'azione 'fly' nelle regole in vigore")
+    assert "propose" in outcome.message
+
+
+def test_code_that_does_not_compile_is_refused_when_proposed(service):
+    game = clockwork(service)
+    bad = {"enact": {"title": "Broken", "text": "x", "code": "def on_vote_cast(game, e):\n"
+                     "    return [\n\ndef f(:\n"}}
+    outcome = service.perform(game, "Ann", "propose", {"changes": [bad]})
+    assert not outcome.accepted
+    assert "does not compile" in outcome.message and "rule.star:4" in outcome.message
+    assert service.load(game).proposals == {}
+
+
+def test_code_that_exhausts_memory_when_compiled_is_refused(service):
+    game = clockwork(service)
+    hungry = {"enact": {"title": "Hungry", "text": "x", "code": "X = 'x' * 2000000000\n"}}
+    outcome = service.perform(game, "Ann", "propose", {"changes": [hungry]})
+    assert not outcome.accepted and "memory limit exceeded" in outcome.message
+    assert service.perform(game, "Ann", "propose", {"changes": [ENACT]}).accepted
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("    n = 0\n    for i in range(1000000000):\n        n += 1\n    return []\n", "step budget"),
+    ("    return [{'effect': 'notice', 'text': 'x' * (event['seq'] + 2000000000)}]\n", "memory"),
+    ("    return [{'effect': 'teleport'}]\n", "unknown effect"),
+    ("    return [{'effect': 'add_var', 'player': 'Nobody', 'name': 'p', 'amount': 1}]\n",
+     "no player"),
+])
+def test_misbehaving_rule_code_is_recorded_and_the_game_goes_on(service, body, reason):
+    game = clockwork(service)
+    code = "def on_vote_cast(game, event):\n" + body
+    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [
+        {"enact": {"title": "Trouble", "text": "Reacts to votes.", "code": code}}]})
+    service.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
+    service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
+    assert service.load(game).rules["3"]["in_force"]
+    service.perform(game, "Ann", "propose", {"label": "p2", "changes": [ENACT]})
+    outcome = service.perform(game, "Ben", "vote", {"proposal": "p2", "choice": "aye"})
+    assert outcome.accepted
+    aborted = [e for e in outcome.events if e["type"] == "rule_code_aborted"]
+    assert aborted and aborted[0]["payload"]["rule"] == "3"
+    assert reason in aborted[0]["payload"]["reason"]
+    assert service.load(game).proposals["2"]["votes"]["Ben"]["choice"] == "for"
+    assert_replay_equal(service, game)
+
+
+def test_timers_fire_once_in_order_after_downtime(service):
+    game = clockwork(service)
+    service.perform(game, "Ann", "set_alarm", {"label": "late", "after": 7200})
+    service.perform(game, "Ben", "set_alarm", {"label": "early", "after": 3600})
+    service.advance(game, to="2026-03-04T13:00:00Z")  # three days of downtime
+    rung = service.load(game).vars["rung"]
+    assert rung == [
+        "early@2026-03-01T11:00:00Z", "late@2026-03-01T12:00:00Z",
+        "bell@2026-03-01T22:00:00Z", "bell@2026-03-02T22:00:00Z", "bell@2026-03-03T22:00:00Z",
+    ]
+    service.advance(game, to="2026-03-04T13:00:00Z")
+    service.perform(game, "Ann", "propose", {"changes": [ENACT]})
+    assert service.load(game).vars["rung"] == rung  # nothing fires twice
+    assert_replay_equal(service, game)
+
+
+def test_due_timers_fire_before_a_command_in_a_real_clock_game(service):
+    ruleset = load_ruleset("clockwork", root=FIXTURES)
+    state = service.create_game(ruleset, game_id="rt", start="2020-01-01T00:00:00Z",
+                                players=["Ann", "Ben"], clock="real")
+    service.perform(state.game_id, "Ann", "set_alarm", {"label": "a", "after": 60})
+    rung = service.load(state.game_id).vars["rung"]
+    assert rung[0].startswith("bell@2020-01-01T12:00:00Z")
+    assert len(rung) > 300  # years of daily bells, each exactly once
+    assert len(rung) == len(set(rung))
+
+
+def test_loading_from_a_snapshot_equals_replay(tmp_path):
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    first = Service(url, snapshot_every=10)
+    game = clockwork(first)
+    for i in range(30):
+        first.perform(game, "Ann", "set_alarm", {"label": f"a{i}", "after": 60 * (i + 1)})
+    first.advance(game, by=86400)
+    first.close()
+    second = Service(url)
+    assert second.store.latest_snapshot(game) is not None
+    assert second.load(game).to_json() == second.replay(game).to_json()
+    second.close()
+
+
+def test_export_then_import_reproduces_the_game(service):
+    game = equinomic(service)
+    service.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]})
+    service.perform(game, "Bruno", "vote", {"proposal": "p1", "choice": "favorevole"})
+    lines = list(service.export_game(game))
+    copy = service.import_game(lines, game_id="eq-copy")
+    original = service.load(game).to_dict()
+    assert {**copy.to_dict(), "game_id": game, "name": original["name"]} == original
+    with pytest.raises(ValueError, match="missing or out of order"):
+        service.import_game(lines[:3] + lines[4:], game_id="broken")
+
+
+def test_ruleset_at_a_past_point(service):
+    game = clockwork(service)
+    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [{"repeal": {"rule": "2"}}]})
+    before = service.load(game).seq
+    service.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
+    service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
+    assert not service.load(game).rules["2"]["in_force"]
+    assert service.replay(game, upto_seq=before).rules["2"]["in_force"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("ruleset: equinomic\nsteps: [\n", "not valid YAML"),
+    ("- just a list\n", "YAML mapping"),
+    ("ruleset: equinomic\nplayerz: [A]\n", "unknown scenario keys: playerz"),
+    ("ruleset: equinomic\nsteps:\n  - {by: Anna}\n", "step 0: 'by' needs 'do'"),
+    ("ruleset: equinomic\nsteps:\n  - {wait: soon}\n", "step 0: not a duration"),
+    ("ruleset: equinomic\nstart: yesterday\n", "start is not an ISO time"),
+])
+def test_malformed_scenarios_are_refused_clearly(text, message):
+    with pytest.raises(ScenarioError, match=message):
+        load_scenario(text)
