@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -201,3 +205,33 @@ def test_ruleset_at_a_past_point(service):
 def test_malformed_scenarios_are_refused_clearly(text, message):
     with pytest.raises(ScenarioError, match=message):
         load_scenario(text)
+
+
+def test_worker_killed_during_a_command_never_half_applies(service):
+    game = clockwork(service)
+    slow = ("def on_vote_cast(game, event):\n    n = 0\n    for i in range(60000000):\n"
+            "        n += 1\n    return [{'effect': 'add_var', 'player': event['player'],"
+            " 'name': 'points', 'amount': 1}]\n")
+    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [
+        {"enact": {"title": "Slow", "text": "Counts slowly.", "code": slow}}]})
+    service.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
+    service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
+    service.host.budget = 10**7  # let the slow rule run long enough to be killed mid-call
+    service.perform(game, "Ann", "propose", {"label": "p2", "changes": [ENACT]})
+    victims = service.host.pool.pids()
+
+    def kill_soon() -> None:
+        time.sleep(0.3)
+        for pid in victims:
+            os.kill(pid, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_soon)
+    killer.start()
+    outcome = service.perform(game, "Cid", "vote", {"proposal": "p2", "choice": "aye"})
+    killer.join()
+    assert outcome.accepted
+    state = service.load(game)
+    assert state.players["Cid"]["vars"]["points"] == 1  # the retried call counted once
+    assert [e["type"] for e in outcome.events].count("vote_cast") == 1
+    assert service.host.pool.respawns >= 1
+    assert_replay_equal(service, game)
