@@ -96,3 +96,34 @@ def test_d_amending_only_the_text_keeps_the_code_running(service, game):
     assert turn(service, game) == "Bruno"
     play_turn(service, game, "p2", [{"enact": {"title": "B", "text": "b"}}], {})
     assert turn(service, game) == "Carla"
+
+
+def test_e_transmuting_an_immutable_rule_lets_it_be_amended(service):
+    game = service.create_game("suber", game_id="su", start="2026-03-01T10:00:00Z", seed=3,
+                               players=["Anna", "Bruno", "Carla"]).game_id
+    new_text = "Players may leave the game at the end of their own turn only."
+    refused = service.perform(game, "Anna", "propose", {"changes": [
+        {"amend": {"rule": "113", "text": new_text}}]})
+    assert not refused.accepted and "immutable" in refused.message
+
+    def turn(mover: str, changes: list) -> dict:
+        assert service.perform(game, mover, "propose", {"changes": changes}).accepted
+        number = max(int(n) for n in service.load(game).proposals)
+        for voter in ("Anna", "Bruno", "Carla"):
+            assert service.perform(game, voter, "vote", {"proposal": number,
+                                                         "choice": "for"}).accepted
+        assert service.perform(game, mover, "roll", {}).accepted
+        return service.load(game).proposals[str(number)]
+
+    transmutation = turn("Anna", [{"transmute": {"rule": "113", "mutable": True}}])
+    assert transmutation["status"] == "adopted"
+    rules = service.load(game).rules
+    moved = next(r for r in rules.values() if r["in_force"]
+                 and any(h["change"] == "transmute" for h in r["history"]))
+    assert moved["attributes"]["mutable"] is True
+    assert [h["change"] for h in moved["history"]][-2:] == ["transmute", "renumber"]
+    amendment = turn("Bruno", [{"amend": {"rule": moved["id"], "text": new_text}}])
+    assert amendment["status"] == "adopted"
+    amended = next(r for r in service.load(game).rules.values()
+                   if r["in_force"] and r["text"] == new_text)
+    assert "amend" in [h["change"] for h in amended["history"]]

@@ -149,12 +149,12 @@ def test_timers_fire_once_in_order_after_downtime(service):
 
 def test_due_timers_fire_before_a_command_in_a_real_clock_game(service):
     ruleset = load_ruleset("clockwork", root=FIXTURES)
-    state = service.create_game(ruleset, game_id="rt", start="2020-01-01T00:00:00Z",
+    state = service.create_game(ruleset, game_id="rt", start="2025-11-01T00:00:00Z",
                                 players=["Ann", "Ben"], clock="real")
     service.perform(state.game_id, "Ann", "set_alarm", {"label": "a", "after": 60})
     rung = service.load(state.game_id).vars["rung"]
-    assert rung[0].startswith("bell@2020-01-01T12:00:00Z")
-    assert len(rung) > 300  # years of daily bells, each exactly once
+    assert rung[0].startswith("bell@2025-11-01T12:00:00Z")
+    assert len(rung) > 300  # a year of daily bells, each exactly once
     assert len(rung) == len(set(rung))
 
 

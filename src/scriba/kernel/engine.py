@@ -10,8 +10,6 @@ the events to append; nothing is half-applied: a refusal discards them all.
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,7 +30,7 @@ KINDS = ("propose", "vote", "join", "leave", "plain")
 NOT_DISPATCHED = {"rule_code_aborted", "command_refused", "changes_due", "rule_change_failed"}
 _KIND_PARAMS: dict[str, dict[str, str]] = {
     "propose": {"changes": "changes", "label": "str?", "title": "str?", "text": "str?"},
-    "vote": {"proposal": "proposal", "choice": "str"},
+    "vote": {"proposal": "proposal", "choice": "any"},
 }
 
 
@@ -56,11 +54,19 @@ class Declarations:
 class Engine:
     def __init__(self, host: RuleHost) -> None:
         self.host = host
-        self._order_cache: dict[str, list[str]] = {}
+        self._order_cache: dict[tuple, list[str]] = {}
+        self._infos: dict[str, CodeInfo] = {}
 
     # --- reading the rules in force ---------------------------------------------------
     def info(self, code: str) -> CodeInfo:
-        return self.host.inspect(code)
+        """What a piece of code defines; cached by the code itself (strings cache their hash)."""
+        info = self._infos.get(code)
+        if info is None:
+            info = self.host.inspect(code)
+            if len(self._infos) > 4096:
+                self._infos.clear()
+            self._infos[code] = info
+        return info
 
     def coded_rules(self, state: GameState) -> list[RuleRef]:
         """Rules in force that have code, in precedence order."""
@@ -70,10 +76,11 @@ class Engine:
     def precedence(self, state: GameState) -> list[str]:
         """Rule ids in force, in the order rules are asked; itself decided by rules."""
         in_force = sorted((r["id"] for r in state.rules_in_force()), key=natural_key)
-        fingerprint = hashlib.sha256(json.dumps(
-            [(rid, state.rules[rid]["attributes"], state.rules[rid]["code"]) for rid in in_force],
-            sort_keys=True, default=str).encode()).hexdigest()
+        fingerprint = tuple((rid, repr(sorted(state.rules[rid]["attributes"].items())),
+                             state.rules[rid]["code"]) for rid in in_force)
         if fingerprint not in self._order_cache:
+            if len(self._order_cache) > 256:
+                self._order_cache.clear()
             default = [(rid, state.rules[rid]["code"]) for rid in in_force
                        if state.rules[rid]["code"] and
                        "transform_rule_order" in self.info(state.rules[rid]["code"]).hooks]
@@ -371,8 +378,11 @@ def _coerce(state: GameState, action: str, name: str, type_: str, value: Any) ->
     return value
 
 
-def _choice(action: dict[str, Any], word: str) -> str:
+def _choice(action: dict[str, Any], word: Any) -> str:
     words = {str(k).lower(): v for k, v in (action.get("choices") or {}).items()}
+    if isinstance(word, bool):  # YAML reads an unquoted yes/no as a boolean
+        yes_no = "yes" if word else "no"
+        word = yes_no if yes_no in words else ("for" if word else "against")
     key = str(word).strip().lower()
     if key in words:
         return str(words[key])

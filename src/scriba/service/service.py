@@ -167,6 +167,8 @@ class Service:
 
     def add_player(self, game_id: str, name: str, at: str | None = None) -> Outcome:
         def decide(state: GameState, now: str) -> tuple[list[Event], Outcome]:
+            if state.ended:
+                return [], Outcome(False, translate("game_ended", state.language))
             if name in state.players and state.players[name]["status"] == "active":
                 message = translate("already_player", state.language, player=name)
                 return [], Outcome(False, message)
