@@ -327,7 +327,7 @@ class Engine:
 
     # --- queries ----------------------------------------------------------------------
     def query(self, state: GameState, name: str, args: dict[str, Any], now: str) -> Any:
-        view = build_view(state, self.precedence(state), now=normalize(now))
+        view = build_view(state, self.precedence(state), now=normalize(now), with_text=True)
         run = _Run(self, state, now, actor=None)
         for result in run.call_all(f"query_{name}", view, [args]):
             if result.error is None and result.value is not None:

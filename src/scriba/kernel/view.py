@@ -24,10 +24,13 @@ def deterministic_random(seed: int, seq: int) -> int:
     return int.from_bytes(digest[:6], "big")
 
 
-def build_view(state: GameState, order: list[str],
-               now: str | None = None) -> dict[str, Any]:
+def build_view(state: GameState, order: list[str], now: str | None = None,
+               with_text: bool | None = None) -> dict[str, Any]:
+    """The view; rule texts and histories are in it for queries always, for other hooks
+    unless the ruleset's setting ``view_rule_text`` is false (they make every call dearer)."""
     now = now or state.time
-    with_text = state.settings.get("view_rule_text", True)
+    if with_text is None:
+        with_text = state.settings.get("view_rule_text", True)
     resolved = [n for n, p in state.proposals.items() if p["status"] != "open"]
     keep_resolved = set(resolved[-RECENT_RESOLVED:])
     proposals = {

@@ -29,7 +29,8 @@ Every hook except the declarations receives ``game``, a read-only copy of the st
                                              "cause": {"kind": "proposal", "proposal": 7,
                                                        "author": "Anna"}}]}],
                                         # in precedence order; text and history are left
-                                        # out when the setting view_rule_text is false
+                                        # out, except in queries, when the ruleset's
+                                        # setting view_rule_text is false
       "repealed_rules": [{"id": "206", "title": "...", "attributes": {...},
                           "last_change": {...history entry...}}],
       "proposals": {"3": {"number": 3, "label": "p3", "author": "Anna", "status": "open",
