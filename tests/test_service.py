@@ -235,3 +235,14 @@ def test_worker_killed_during_a_command_never_half_applies(service):
     assert [e["type"] for e in outcome.events].count("vote_cast") == 1
     assert service.host.pool.respawns >= 1
     assert_replay_equal(service, game)
+
+
+@pytest.mark.parametrize("change", [
+    {"amend_paragraph": {"rule": "1", "paragraph": 1, "add": True, "text": None}},
+    {"amend": {"rule": "1", "text": ["not", "text"]}},
+    {"enact": {"title": {"a": 1}, "text": "x"}},
+])
+def test_malformed_rule_changes_are_refused_not_crashed(service, change):
+    game = clockwork(service)
+    outcome = service.perform(game, "Ann", "propose", {"changes": [change]})
+    assert not outcome.accepted and outcome.message.startswith("A rule change must look like")

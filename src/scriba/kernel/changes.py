@@ -50,8 +50,13 @@ def normalize_change(raw: Any) -> dict[str, Any]:
         raise Refused("change_needs_rule", type=change["type"])
     if change["type"] == "enact" and not (change.get("text") or change.get("code")):
         raise Refused("change_enact_empty")
+    for key in ("text", "title", "code"):
+        if change.get(key) is not None and not isinstance(change[key], str):
+            raise Refused("change_malformed", change=repr(raw))
     if change["type"] == "amend_paragraph" and "paragraph" not in change:
         raise Refused("change_needs_paragraph")
+    if change["type"] == "amend_paragraph" and change.get("add") and not change.get("text"):
+        raise Refused("change_malformed", change=repr(raw))
     if change["type"] == "renumber" and not change.get("to"):
         raise Refused("change_needs_target")
     return change

@@ -183,6 +183,10 @@ def on_EVENT(game: dict[str, Any], event: dict[str, Any]) -> list[dict[str, Any]
 def transform_NAME(game: dict[str, Any], value: Any, context: Any) -> Any:  # noqa: N802
     """Pass a value through every rule in precedence order; return the new value.
 
+    The rule asked last (the lowest in precedence) sees what every other rule made of
+    the value: a transform should adjust the value it is given (double it, add to it)
+    rather than replace it outright, or it overrides rules that take precedence.
+
     The kernel asks three: ``proposal_number`` (default: last number + 1, or the
     ``first_proposal`` setting; context {author, args}), ``rule_number`` (the id of a rule
     a proposal enacts without naming one; default: highest numeric id + 1; context
