@@ -12,6 +12,7 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
+from scriba.cli.agora import register as register_agora
 from scriba.kernel.changes import revision
 from scriba.kernel.timeutil import parse_duration
 from scriba.rulesets import RulesetError, list_rulesets
@@ -294,6 +295,9 @@ def bench_command(turns: int = typer.Option(150, help="Turns of the long game"),
     from scriba.bench import run
 
     run(turns=turns, hook_calls=hook_calls, say=console.print)
+
+
+register_agora(app, import_app, export_app)
 
 
 def _brief(payload: dict[str, Any]) -> str:

@@ -263,7 +263,7 @@ class Engine:
             return make_event("proposal_submitted", now, actor, number=number,
                               label=args.get("label") or str(number), author=actor,
                               title=args.get("title", ""), text=args.get("text", ""),
-                              changes=args["changes"], data=extra)
+                              changes=args.get("changes", []), data=extra)
         if kind == "vote":
             extra = {k: v for k, v in args.items() if k not in ("proposal", "choice")}
             return make_event("vote_cast", now, actor, proposal=int(args["proposal"]),
@@ -280,7 +280,9 @@ class Engine:
         default = max(numbers) + 1 if numbers else int(state.settings.get("first_proposal", 1))
         value = self._transform(state, "proposal_number", default,
                                 {"author": actor, "args": args}, now)
-        return int(value) if isinstance(value, int) else default
+        if not isinstance(value, int) or str(value) in state.proposals:
+            return default  # a number already given never names a second proposal
+        return value
 
     def _transform(self, state: GameState, name: str, value: Any, context: Any,
                    now: str) -> Any:
