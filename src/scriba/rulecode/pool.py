@@ -40,6 +40,9 @@ class WorkerProcess:
         )
         self._buffer = b""
         self.started = time.monotonic()
+        assert self.process.stdout is not None
+        self._selector = selectors.DefaultSelector()  # kept: one epoll per worker, not per call
+        self._selector.register(self.process.stdout.fileno(), selectors.EVENT_READ)
 
     @property
     def pid(self) -> int:
@@ -56,16 +59,14 @@ class WorkerProcess:
             raise WorkerDied(f"worker {self.pid} is gone ({exc})") from None
         deadline = time.monotonic() + timeout
         fd = self.process.stdout.fileno()
-        with selectors.DefaultSelector() as selector:
-            selector.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self._buffer:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not selector.select(remaining):
-                    raise WorkerDied(f"no answer within {timeout:g} s (wall-clock limit)")
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    raise WorkerDied(self._death_reason())
-                self._buffer += chunk
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._selector.select(remaining):
+                raise WorkerDied(f"no answer within {timeout:g} s (wall-clock limit)")
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                raise WorkerDied(self._death_reason())
+            self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return json.loads(line)
 
@@ -79,6 +80,7 @@ class WorkerProcess:
         return f"worker {self.pid} died during the call (exit {self.process.returncode})"
 
     def kill(self) -> None:
+        self._selector.close()
         if self.alive():
             self.process.kill()
         self.process.wait()

@@ -244,14 +244,17 @@ def _limit_memory() -> None:
 def main() -> None:
     _limit_memory()
     worker = Worker()
-    out = sys.stdout
-    for line in sys.stdin:
+    # Binary streams with large buffers: a request carrying a big view is read in a few
+    # system calls instead of many small ones.
+    requests = os.fdopen(sys.stdin.fileno(), "rb", buffering=1 << 20, closefd=False)
+    out = sys.stdout.buffer
+    for line in requests:
         try:
             answer = worker.handle(json.loads(line))
         except BaseException as exc:  # noqa: BLE001 - the worker must answer, whatever happened
             worker._note_panic(exc)
             answer = {"fatal": _error_text(exc)}
-        out.write(json.dumps(answer) + "\n")
+        out.write(json.dumps(answer).encode() + b"\n")
         out.flush()
         if worker.poisoned:
             sys.exit(3)  # the pool respawns a fresh worker for the next call

@@ -108,7 +108,8 @@ class EventStore:
 
     def events(self, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
         with self.session() as session:
-            if session.get(Game, game_id) is None:
+            # A game with events after 0 is known to exist; only a first read checks it.
+            if after == 0 and session.get(Game, game_id) is None:
                 raise UnknownGame(game_id)
             query = select(Event).where(Event.game_id == game_id, Event.seq > after)
             if upto is not None:
