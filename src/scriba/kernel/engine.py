@@ -311,17 +311,25 @@ class Engine:
         run.settle()
         return run.events
 
+    def fire_due_timers(self, state: GameState, now: str) -> list[Event]:
+        """Events of every timer due by ``now``, each firing once at its own time, in order
+        (timers that the reactions set and that are due by then fire too)."""
+        work = state.copy()
+        events: list[Event] = []
+        while fired := self.fire_next_timer(work, now):
+            for event in fired:
+                apply_event(work, event)
+            events += fired
+        return events
+
     def advance(self, state: GameState, now: str) -> list[Event]:
         """Events that move the clock to ``now``: due timers in order, then the move."""
         now = normalize(now)
+        events = self.fire_due_timers(state, now)
         run = _Run(self, state.copy(), now, actor=None)
-        while True:
-            fired = self.fire_next_timer(run.state, now)
-            if not fired:
-                break
-            for event in fired:
-                apply_event(run.state, event)
-            run.events += fired
+        for event in events:
+            apply_event(run.state, event)
+        run.events = events
         if now > run.state.time:
             run.push([make_event("clock_advanced", now, None, to=now)])
             run.settle()

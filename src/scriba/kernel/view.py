@@ -67,7 +67,7 @@ def build_view(state: GameState, order: list[str], now: str | None = None,
 def _rule_view(rule: dict[str, Any], with_text: bool) -> dict[str, Any]:
     view = {"id": rule["id"], "title": rule["title"], "attributes": rule["attributes"],
             "revision": revision(rule), "has_code": bool(rule["code"])}
-    if with_text:  # a ruleset with very long texts (Agora) may leave them out to stay fast
+    if with_text:  # a ruleset with very long rule texts may leave them out to stay fast
         view["text"] = rule["text"]
         view["history"] = rule["history"]
     return view

@@ -129,7 +129,7 @@ class Service:
 
     def _decide(self, state: GameState, command: Command, now: str,
                 raw: str) -> tuple[list[Event], Outcome]:
-        fired = self._fire_timers(state, now)
+        fired = self.engine.fire_due_timers(state, now)
         current = fold(fired, state.copy()) if fired else state
         try:
             events = self.engine.handle(current, command, now)
@@ -140,16 +140,6 @@ class Service:
                                  args=command.args, raw=raw, message=message,
                                  reason=refusal.message_id)
             return fired + [refused], Outcome(False, message, [refused])
-
-    def _fire_timers(self, state: GameState, now: str) -> list[Event]:
-        events: list[Event] = []
-        working = state
-        while True:
-            fired = self.engine.fire_next_timer(working, now)
-            if not fired:
-                return events
-            working = fold(fired, working.copy() if working is state else working)
-            events += fired
 
     def advance(self, game_id: str, to: str | None = None, by: int | None = None) -> Outcome:
         """Move a game's clock; every timer passed fires once, in order."""
@@ -163,7 +153,7 @@ class Service:
     def tick(self, game_id: str) -> Outcome:
         """Fire whatever timers are due now (for a real-clock game's scheduler)."""
         return self._with_retries(game_id, lambda state, now: (
-            (events := self._fire_timers(state, now)), Outcome(True, "", events)), None)
+            (events := self.engine.fire_due_timers(state, now)), Outcome(True, "", events)), None)
 
     def add_player(self, game_id: str, name: str, at: str | None = None) -> Outcome:
         def decide(state: GameState, now: str) -> tuple[list[Event], Outcome]:
