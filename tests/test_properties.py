@@ -43,6 +43,7 @@ def test_any_sequence_of_commands_keeps_the_game_whole(commands):
         live = service.load(game)
         assert service.replay(game).to_json() == live.to_json()
         refused = [e for e in service.log(game) if e["type"] == "command_refused"]
+        assert not [e for e in refused if e["payload"]["reason"] == "internal_error"]
         assert len(refused) == sum(1 for row in service.store.inbound(game)
                                    if row["status"] == "refused")
     finally:

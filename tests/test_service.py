@@ -246,3 +246,20 @@ def test_malformed_rule_changes_are_refused_not_crashed(service, change):
     game = clockwork(service)
     outcome = service.perform(game, "Ann", "propose", {"changes": [change]})
     assert not outcome.accepted and outcome.message.startswith("A rule change must look like")
+
+
+def test_a_fault_in_scriba_itself_refuses_the_command_and_keeps_the_input(service,
+                                                                          monkeypatch):
+    game = equinomic(service)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(service.engine, "handle", broken)
+    outcome = service.perform(game, "Anna", "pass", {})
+    assert not outcome.accepted
+    assert outcome.message.startswith("Scriba ha avuto un errore con questo comando")
+    assert service.log(game)[-1]["payload"]["reason"] == "internal_error"
+    assert service.store.inbound(game)[-1]["status"] == "refused"
+    monkeypatch.undo()
+    assert service.perform(game, "Anna", "pass", {}).accepted  # the game goes on

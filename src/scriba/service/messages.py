@@ -46,8 +46,8 @@ MESSAGES: dict[str, str] = {
     "runaway_reactions": "The rules kept reacting to each other beyond {count} events; "
                          "the command was refused and nothing was changed.",
     "game_ended": "The game is over.",
-    "sandbox_failed": "The rules' code could not be run ({reason}); nothing was changed, "
-                      "try again.",
+    "internal_error": "Scriba failed on this command ({error}); nothing was changed and "
+                      "your message is kept. Please tell the game's officer.",
 }
 
 

@@ -136,10 +136,13 @@ class Service:
             return fired + events, Outcome(True, "", events)
         except Refused as refusal:
             message = refusal_text(refusal, state.language)
-            refused = make_event("command_refused", now, command.actor, action=command.action,
-                                 args=command.args, raw=raw, message=message,
-                                 reason=refusal.message_id)
-            return fired + [refused], Outcome(False, message, [refused])
+            reason = refusal.message_id
+        except Exception as error:  # noqa: BLE001 - a fault of ours must not lose the input
+            message = translate("internal_error", state.language, error=f"{error!r}"[:300])
+            reason = "internal_error"
+        refused = make_event("command_refused", now, command.actor, action=command.action,
+                             args=command.args, raw=raw, message=message, reason=reason)
+        return fired + [refused], Outcome(False, message, [refused])
 
     def advance(self, game_id: str, to: str | None = None, by: int | None = None) -> Outcome:
         """Move a game's clock; every timer passed fires once, in order."""

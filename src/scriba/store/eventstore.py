@@ -139,12 +139,6 @@ class EventStore:
             session.flush()
             return row.id
 
-    def mark_inbound(self, inbound_id: int, status: str, result: str) -> None:
-        with self.session.begin() as session:
-            row = session.get(Inbound, inbound_id)
-            if row is not None:
-                row.status, row.result = status, result
-
     def inbound(self, game_id: str | None = None) -> list[dict[str, Any]]:
         with self.session() as session:
             query = select(Inbound).order_by(Inbound.id)
