@@ -111,3 +111,9 @@ def test_transform_runs_through_every_rule_in_order(host):
     caller = "def f(game):\n    return transform('weight', 1, {})\n"
     (result,) = host.call([("a", double), ("c", caller)], ["c"], "f", {}, [])
     assert result.value == 2
+
+
+def test_an_answer_too_large_is_refused_without_filling_the_server(host):
+    result = call(host, "def f(game):\n    return ['y' * 1000000 for i in range(40)]\n")
+    assert result.error is not None and "MiB of data" in result.error
+    assert call(host, "def f(game):\n    return 7\n").value == 7

@@ -50,8 +50,9 @@ Built-in functions available to rule code besides Starlark's own: ``round(x)`` (
 from zero), ``floor(x)``, ``ceil(x)``, and ``transform(name, value, context)`` which
 passes ``value`` through every rule's ``transform_<name>`` in precedence order.
 
-Limits: each call may run about two million steps (a deterministic step budget), use a
-bounded amount of memory, and is killed after a wall-clock limit. An aborted call is
+Limits: each call may run a bounded number of steps (a deterministic step budget, a few
+tenths of a second of work), use a bounded amount of memory (1 GiB of address space),
+return at most 16 MiB of data, and is killed after a wall-clock limit (10 s). An aborted call is
 recorded in the game log as ``rule_code_aborted`` with the rule and the reason; the game
 goes on as if that rule had returned nothing.
 '''

@@ -21,6 +21,8 @@ from typing import Any
 
 DEFAULT_MEMORY = 1024 * 1024 * 1024
 DEFAULT_WALL_CLOCK = 10.0
+# The server never takes in more than this from rule code in one answer.
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
 
 
 class WorkerDied(Exception):
@@ -67,6 +69,9 @@ class WorkerProcess:
             if not chunk:
                 raise WorkerDied(self._death_reason())
             self._buffer += chunk
+            if len(self._buffer) > MAX_ANSWER_BYTES:
+                raise WorkerDied(f"the rule's code returned more than "
+                                 f"{MAX_ANSWER_BYTES // (1024 * 1024)} MiB of data")
         line, _, self._buffer = self._buffer.partition(b"\n")
         return json.loads(line)
 
