@@ -231,4 +231,3 @@ _CONVERTERS: dict[str, Callable[[GameState, dict[str, Any], EffectContext], list
     "end_game": _end_game,
     "refuse": _refuse,
 }
-EFFECTS = sorted(_CONVERTERS)

@@ -26,7 +26,6 @@ from scriba.kernel.view import build_view
 CANONICAL_CHOICES = ("for", "against", "abstain")
 # A command whose reactions keep producing events past this is refused as runaway.
 MAX_EVENTS_PER_COMMAND = 5000
-KINDS = ("propose", "vote", "join", "leave", "plain")
 NOT_DISPATCHED = {"rule_code_aborted", "command_refused", "changes_due", "rule_change_failed"}
 _KIND_PARAMS: dict[str, dict[str, str]] = {
     "propose": {"changes": "changes", "label": "str?", "title": "str?", "text": "str?"},
@@ -119,7 +118,7 @@ class Engine:
                 error = self.info(rule["code"]).error
                 if error:
                     raise Refused("rule_code_invalid", rule=rule["id"], error=error)
-        run = _Run(self, GameState(), time, actor=None)
+        run = _Run(self, GameState(), time)
         run.push([created])
         run.settle()
         decl = self.declarations(run.state)
@@ -142,7 +141,7 @@ class Engine:
 
     def admit(self, state: GameState, name: str, now: str) -> list[Event]:
         """Events of a player added by the game's officer (not through a rule's action)."""
-        run = _Run(self, state.copy(), normalize(now), actor=None)
+        run = _Run(self, state.copy(), normalize(now))
         run.push([self._join_event(run.state, name, normalize(now), None, {})])
         run.settle()
         return run.events
@@ -167,20 +166,20 @@ class Engine:
                           available=", ".join(sorted(decl.actions)) or "-")
         self._check_actor(state, command, action)
         args = self._check_args(state, command, action)
-        run = _Run(self, state.copy(), now, actor=command.actor)
+        run = _Run(self, state.copy(), now)
         first = self._primary_event(run.state, command, action, args, now)
         view = build_view(run.state, self.precedence(run.state), now=now)
         request = {"actor": command.actor, "action": command.action,
                    "kind": action.get("kind", "plain"), "args": args}
+        aborts: list[Event] = []
         for result in run.call_all("check", view, [request]):
             if result.error:
-                run.abort(result, "check")
+                aborts.append(_aborted(result.rule_id, "check", result.error, now))
             elif result.value:
                 message = result.value.get("message") if isinstance(result.value, dict) \
                     else str(result.value)
                 raise Refused.by_rule(str(message), result.rule_id)
-        run.push(run.pending_aborts + [first])
-        run.pending_aborts = []
+        run.push(aborts + [first])
         run.settle()
         return run.events
 
@@ -306,7 +305,7 @@ class Engine:
             return []
         timer = due[0]
         at = max(timer["at"], state.time)
-        run = _Run(self, state.copy(), at, actor=None)
+        run = _Run(self, state.copy(), at)
         run.push([make_event("timer_fired", at, None, **timer)])
         run.settle()
         return run.events
@@ -326,7 +325,7 @@ class Engine:
         """Events that move the clock to ``now``: due timers in order, then the move."""
         now = normalize(now)
         events = self.fire_due_timers(state, now)
-        run = _Run(self, state.copy(), now, actor=None)
+        run = _Run(self, state.copy(), now)
         for event in events:
             apply_event(run.state, event)
         run.events = events
@@ -338,7 +337,7 @@ class Engine:
     # --- queries ----------------------------------------------------------------------
     def query(self, state: GameState, name: str, args: dict[str, Any], now: str) -> Any:
         view = build_view(state, self.precedence(state), now=normalize(now), with_text=True)
-        run = _Run(self, state, now, actor=None)
+        run = _Run(self, state, now)
         for result in run.call_all(f"query_{name}", view, [args]):
             if result.error is None and result.value is not None:
                 return result.value
@@ -405,14 +404,12 @@ def _choice(action: dict[str, Any], word: Any) -> str:
 class _Run:
     """One decision in progress: a working state, the events so far, the reaction queue."""
 
-    def __init__(self, engine: Engine, state: GameState, time: str, actor: str | None) -> None:
+    def __init__(self, engine: Engine, state: GameState, time: str) -> None:
         self.engine = engine
         self.state = state
         self.time = time
-        self.actor = actor
         self.events: list[Event] = []
         self.queue: deque[Event] = deque()
-        self.pending_aborts: list[Event] = []
 
     def push(self, events: list[Event]) -> None:
         self.queue.extend(events)
@@ -423,11 +420,6 @@ class _Run:
         if not targets:
             return []
         return self.engine.host.call(order, targets, hook, view, args)
-
-    def abort(self, result: HookResult, hook: str) -> None:
-        self.pending_aborts.append(make_event(
-            "rule_code_aborted", self.time, None, rule=result.rule_id, hook=hook,
-            reason=result.error))
 
     def settle(self) -> None:
         """Apply queued events one by one, asking the rules to react to each."""
@@ -471,8 +463,7 @@ class _Run:
         produced: list[Event] = []
         for result in self.call_all(hook, view, [_event_for_rules(event)]):
             if result.error:
-                produced.append(make_event("rule_code_aborted", event["time"], None,
-                                           rule=result.rule_id, hook=hook, reason=result.error))
+                produced.append(_aborted(result.rule_id, hook, result.error, event["time"]))
                 continue
             ctx = EffectContext(event["time"], result.rule_id, initials)
             effects = result.value or []
@@ -486,22 +477,19 @@ class _Run:
                     converted += effect_to_events(self.state, effect, ctx)
                 produced += converted
             except InvalidEffect as invalid:
-                produced.append(make_event("rule_code_aborted", event["time"], None,
-                                           rule=result.rule_id, hook=hook, reason=str(invalid)))
+                produced.append(_aborted(result.rule_id, hook, str(invalid), event["time"]))
         return produced
 
     def _consequences(self, event: Event) -> list[Event]:
         """What the kernel itself derives from an event: applying adopted rule changes."""
         payload = event["payload"]
-        if event["type"] == "proposal_resolved" and payload.get("apply"):
+        applies_proposal = (event["type"] == "proposal_resolved" and payload.get("apply")) or \
+            (event["type"] == "changes_due" and "proposal" in payload)
+        if applies_proposal:
             proposal = self.state.proposals[str(payload["proposal"])]
             return self._change_events(proposal["changes"], _proposal_cause(proposal),
                                        event["time"], proposal["number"])
         if event["type"] == "changes_due":
-            if "proposal" in payload:
-                proposal = self.state.proposals[str(payload["proposal"])]
-                return self._change_events(proposal["changes"], _proposal_cause(proposal),
-                                           event["time"], proposal["number"])
             return self._change_events(payload["changes"], payload["cause"], event["time"], None)
         if event["type"] == "rule_changed":
             return self._new_variables(event["time"])
@@ -551,6 +539,10 @@ class _Run:
                 events += [make_event("var_set", time, None, player=p, name=name, value=initial)
                            for p, data in self.state.players.items() if name not in data["vars"]]
         return events
+
+
+def _aborted(rule_id: str, hook: str, reason: str | None, time: str) -> Event:
+    return make_event("rule_code_aborted", time, None, rule=rule_id, hook=hook, reason=reason)
 
 
 def _proposal_cause(proposal: dict[str, Any]) -> dict[str, Any]:

@@ -186,4 +186,3 @@ _HANDLERS: dict[str, Callable[[GameState, dict[str, Any], Event], None]] = {
     "winner_declared": _winner_declared,
     "game_ended": _game_ended,
 }
-EVENT_TYPES = sorted(set(_HANDLERS) | RECORD_ONLY)

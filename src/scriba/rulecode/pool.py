@@ -41,7 +41,6 @@ class WorkerProcess:
             env=env, bufsize=0,
         )
         self._buffer = b""
-        self.started = time.monotonic()
         assert self.process.stdout is not None
         self._selector = selectors.DefaultSelector()  # kept: one epoll per worker, not per call
         self._selector.register(self.process.stdout.fileno(), selectors.EVENT_READ)

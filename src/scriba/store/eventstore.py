@@ -81,10 +81,6 @@ class EventStore:
                      "events": counts.get(g.id, 0)}
                     for g in session.scalars(select(Game).order_by(Game.created_at))]
 
-    def has_game(self, game_id: str) -> bool:
-        with self.session() as session:
-            return session.get(Game, game_id) is not None
-
     # --- events -----------------------------------------------------------------------
     def append(self, game_id: str, events: list[dict[str, Any]],
                inbound: tuple[int, str, str] | None = None) -> None:
