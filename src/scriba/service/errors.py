@@ -1,0 +1,38 @@
+"""What the service refuses, as exceptions every interface can catch and show.
+
+``str(error)`` is a sentence for people (in the game's or the reader's language where
+the service knows it); interfaces print it as it is, never a traceback. A command the
+rules refuse is not an exception: it is an :class:`~scriba.service.service.Outcome` with
+``accepted=False``, recorded in the log.
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base of every refusal the service raises; the message is for people."""
+
+
+class UnknownGame(ServiceError, LookupError):
+    """No game has that id."""
+
+
+class GameExists(ServiceError):
+    """A game with that id already exists."""
+
+
+class NotFound(ServiceError, LookupError):
+    """No rule, proposal, player or account by that name in the game."""
+
+
+class InvalidInput(ServiceError, ValueError):
+    """Input refused before it reached the game: bad encoding, a name or text that breaks
+    a limit, a malformed file. ``field`` names what was wrong, where that helps."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class NotAllowed(ServiceError, PermissionError):
+    """The caller may not do this (no seat in the game, not its officer, bad token)."""
