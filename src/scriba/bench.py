@@ -122,3 +122,130 @@ def run(turns: int = 150, hook_calls: int = 2000,
         f"plain Python {figures['hook_python_ms']:.4f} ms "
         f"({figures['hook_sandbox_ms'] / figures['hook_python_ms']:.0f}x)")
     return figures
+
+
+# --- the machine-readable benchmark (``scriba bench --json``) -------------------------
+SIZES = (100, 1000, 5000)
+
+
+def floor_insert_ms(db_url: str, rows: int = 300) -> float:
+    """p50 of one INSERT+COMMIT of an events-shaped row through SQLAlchemy Core."""
+    import json
+
+    from sqlalchemy import JSON, Column, Integer, MetaData, String, Table, create_engine
+
+    engine = create_engine(db_url)
+    table = Table("bench_floor", MetaData(), Column("id", Integer, primary_key=True),
+                  Column("game_id", String(64)), Column("seq", Integer),
+                  Column("type", String(64)), Column("time", String(32)),
+                  Column("actor", String(200)), Column("payload", JSON))
+    table.create(engine, checkfirst=True)
+    payload = json.loads('{"proposal": 12, "player": "Anna", "choice": "for", "data": {}}')
+    samples = []
+    with engine.connect() as connection:
+        connection.exec_driver_sql("PRAGMA journal_mode=WAL") \
+            if engine.dialect.name == "sqlite" else None
+        connection.exec_driver_sql("PRAGMA synchronous=NORMAL") \
+            if engine.dialect.name == "sqlite" else None
+        connection.commit()
+        for seq in range(rows):
+            started = time.perf_counter()
+            connection.execute(table.insert(), {"game_id": "floor", "seq": seq,
+                                                "type": "vote_cast", "time": "2026-01-01T00:00:00Z",
+                                                "actor": "Anna", "payload": payload})
+            connection.commit()
+            samples.append(time.perf_counter() - started)
+    table.drop(engine)
+    engine.dispose()
+    return 1000 * statistics.median(samples)
+
+
+def vote_latencies_in_agora(service: Service, game_id: str, proposals: int = 6) -> list[float]:
+    """Votes timed in an Agora game: ``proposals`` new ones submitted, distributed, voted."""
+    from scriba.bench_sizes import AGORA_PLAYERS
+
+    numbers = []
+    for index in range(proposals):
+        outcome = service.perform(game_id, AGORA_PLAYERS[index % 5], "submit", {
+            "title": f"Bench {index}", "text": "Amend Rule 869 to read ...", "ai": "1.0",
+            "changes": [{"amend": {"rule": "869", "text": "Bench text."}}]})
+        assert outcome.accepted, outcome.message
+        number = outcome.events[0]["payload"]["number"]
+        assert service.perform(game_id, "Murphy", "distribute", {"proposal": number}).accepted
+        numbers.append(number)
+    samples = []
+    for number in numbers:
+        for voter in AGORA_PLAYERS:
+            started = time.perf_counter()
+            outcome = service.perform(game_id, voter, "vote", {"proposal": number,
+                                                                "choice": "FOR"})
+            samples.append(time.perf_counter() - started)
+            assert outcome.accepted, outcome.message
+    return samples
+
+
+def replay_figures(service: Service, game_id: str) -> dict[str, float]:
+    """Events per second: read + fold, fold alone, and a raw SELECT + json decode."""
+    import json
+
+    from sqlalchemy import text
+
+    started = time.perf_counter()
+    service.replay(game_id)
+    replay_s = time.perf_counter() - started
+    events = service.log(game_id)
+    started = time.perf_counter()
+    fold(events)
+    fold_s = time.perf_counter() - started
+    engine = service.store.engine
+    started = time.perf_counter()
+    with engine.connect() as connection:
+        rows = [(seq, type_, time_, actor, json.loads(payload)) for seq, type_, time_, actor,
+                payload in connection.execute(text(
+                    "SELECT seq, type, time, actor, payload FROM events WHERE game_id = :g "
+                    "ORDER BY seq"), {"g": game_id})]
+    raw_s = time.perf_counter() - started
+    return {"replay_events_per_s": len(events) / replay_s,
+            "fold_events_per_s": len(events) / fold_s,
+            "raw_read_events_per_s": len(rows) / raw_s}
+
+
+def run_json(turns: int = 100, hook_calls: int = 1000,
+             sizes: tuple[int, ...] = SIZES) -> dict[str, Any]:
+    """Every figure of the issue, measured in one run on one database file."""
+    from scriba.bench_sizes import build_agora_game
+
+    figures: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        db_url = f"sqlite:///{Path(folder) / 'bench.db'}"
+        service = Service(db_url)
+        try:
+            figures["floor_insert_ms"] = floor_insert_ms(db_url)
+            _game, latencies = play_long_game(service, turns)
+            figures["vote_p50_ms"] = 1000 * statistics.median(latencies)
+            figures["vote_p99_ms"] = 1000 * _percentile(latencies, 0.99)
+            figures["votes"] = len(latencies)
+            by_size: dict[str, float] = {}
+            for size in sizes:
+                game_id = f"agora-{size}"
+                build_agora_game(service, game_id, size)
+                by_size[str(size)] = 1000 * statistics.median(
+                    vote_latencies_in_agora(service, game_id))
+            figures["vote_ms_by_size"] = by_size
+            figures.update(replay_figures(service, f"agora-{max(sizes)}"))
+            sandboxed, plain = measure_hook(service.host, hook_calls)
+            figures["hook_sandbox_ms"] = 1000 * sandboxed
+            figures["hook_python_ms"] = 1000 * plain
+        finally:
+            service.close()
+        try:  # the writers' benchmark belongs to the store; measured when it is there
+            from scriba.bench_writers import writers_benchmark  # type: ignore[import-not-found]
+        except ImportError:
+            writers_benchmark = None
+        if writers_benchmark is not None:
+            for processes in (8, 1):
+                result = writers_benchmark(db_url, processes, 4.0)
+                if isinstance(result, dict):
+                    result = result.get("votes_per_s", result)
+                figures[f"writers{processes}_votes_per_s"] = result
+    return figures
