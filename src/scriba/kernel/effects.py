@@ -16,15 +16,18 @@ from scriba.kernel.errors import InvalidEffect, Refused
 from scriba.kernel.events import Event, make_event
 from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import add_seconds, from_ts, normalize
+from scriba.kernel.values import BadValue, check_value
 
 
 class EffectContext:
     """What converting an effect needs besides the state: time, cause, declared initials."""
 
-    def __init__(self, time: str, rule_id: str, initials: dict[tuple[str, str], Any]) -> None:
+    def __init__(self, time: str, rule_id: str, initials: dict[tuple[str, str], Any],
+                 trigger: Event | None = None) -> None:
         self.time = time
         self.rule_id = rule_id
         self.initials = initials
+        self.trigger = trigger  # the event the rule is reacting to: what it may cite
 
     def event(self, type_: str, **payload: Any) -> Event:
         return make_event(type_, self.time, None, by_rule=self.rule_id, **payload)
@@ -32,10 +35,15 @@ class EffectContext:
 
 def effect_to_events(state: GameState, effect: Any, ctx: EffectContext) -> list[Event]:
     if not isinstance(effect, dict) or not isinstance(effect.get("effect"), str):
-        raise InvalidEffect(f"an effect must be a dict with an 'effect' name, got {effect!r}")
+        raise InvalidEffect("an effect must be a dict with an 'effect' name, got "
+                            f"{repr(effect)[:200]}")
+    try:  # whatever an effect carries may be stored: plain JSON data, bounded
+        check_value(effect, f"the effect {effect['effect']!r}")
+    except BadValue as bad:
+        raise InvalidEffect(str(bad)) from None
     converter = _CONVERTERS.get(effect["effect"])
     if converter is None:
-        raise InvalidEffect(f"unknown effect {effect['effect']!r}; known: "
+        raise InvalidEffect(f"unknown effect {effect['effect'][:100]!r}; known: "
                             + ", ".join(sorted(_CONVERTERS)))
     try:
         return converter(state, effect, ctx)
@@ -107,8 +115,45 @@ def _change_rules(state: GameState, e: dict[str, Any], ctx: EffectContext) -> li
         changes = [normalize_change(c) for c in e["changes"]]
     except Refused as refusal:
         raise InvalidEffect(f"bad rule change: {refusal.message_id} {refusal.params}") from None
-    cause = dict(e.get("cause") or {"kind": "rule", "rule": ctx.rule_id})
+    cause = _verified_cause(state, e.get("cause"), ctx)
     return [ctx.event("changes_due", changes=changes, cause=cause)]
+
+
+def _verified_cause(state: GameState, cause: Any, ctx: EffectContext) -> dict[str, Any]:
+    """The cause a rule may record for its change: only one the kernel can verify.
+
+    Without one, the rule itself. The cause of the event it reacts to, as is. A
+    proposal, only the one the event it reacts to is about, recorded as the kernel
+    records it (its real author and title). Any other kind of cause names the rule
+    that made the change, whatever else it says.
+    """
+    if cause is None:
+        return {"kind": "rule", "rule": ctx.rule_id}
+    if not isinstance(cause, dict):
+        raise InvalidEffect(f"a change's cause must be a dict, not {repr(cause)[:100]}")
+    trigger = ctx.trigger["payload"] if ctx.trigger is not None else {}
+    if cause == trigger.get("cause"):
+        return dict(cause)
+    kind = cause.get("kind")
+    if kind == "initial":
+        raise InvalidEffect("only the kernel records a rule's initial version")
+    if kind != "proposal":
+        return {**cause, "rule": ctx.rule_id}
+    number = str(cause.get("proposal"))
+    about = {str(trigger.get(key)) for key in ("proposal", "number") if key in trigger}
+    about |= {str(trigger[key].get("proposal")) for key in ("cause", "data")
+              if isinstance(trigger.get(key), dict) and "proposal" in trigger[key]}
+    proposal = state.proposals.get(number)
+    if proposal is None or number not in about:
+        raise InvalidEffect(f"a change may cite proposal {number[:40]} as its cause only in "
+                            "reaction to an event about that proposal")
+    return proposal_cause(proposal)
+
+
+def proposal_cause(proposal: dict[str, Any]) -> dict[str, Any]:
+    """How the kernel records that a proposal made a change."""
+    return {"kind": "proposal", "proposal": proposal["number"], "label": proposal.get("label"),
+            "author": proposal["author"], "title": proposal.get("title", "")}
 
 
 def _update_proposal(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
@@ -137,6 +182,9 @@ def _set_timer(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[
     else:
         at = normalize(e["at"])
     timer_id = f"t{state.next_timer}"
+    journal = state.__dict__.get("_journal")
+    if journal is not None:
+        journal.attr(state, "next_timer")
     state.next_timer += 1  # reserved now so that two timers set together differ
     return [ctx.event("timer_set", id=timer_id, name=str(e["name"]), at=at,
                       data=e.get("data") or {}, rule=ctx.rule_id)]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from scriba.kernel.changes import apply_change
-from scriba.kernel.state import ACTIVE, GameState
+from scriba.kernel.state import ACTIVE, GameState, forget_derived
 
 Event = dict[str, Any]
 
@@ -32,6 +32,11 @@ def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
 
 
 def apply_event(state: GameState, event: Event) -> None:
+    """Apply one event in place; inside :func:`scriba.kernel.journal.trial` every change is
+    noted on the state's journal first, so that it can be undone."""
+    journal = state.__dict__.get("_journal")
+    if journal is not None:
+        journal.attrs(state)
     state.seq = event["seq"]
     state.time = max(state.time, event["time"])
     handler = _HANDLERS.get(event["type"])
@@ -42,6 +47,14 @@ def apply_event(state: GameState, event: Event) -> None:
 
 
 def _game_created(state: GameState, p: dict[str, Any], event: Event) -> None:
+    journal = state.__dict__.get("_journal")
+    if journal is not None:
+        for name in ("game_id", "name", "ruleset", "language", "seed", "clock", "settings",
+                     "vars"):
+            journal.attr(state, name)
+        journal.contents(state.rules)
+        journal.contents(state.proposals)
+    forget_derived(state)
     state.game_id = p["game_id"]
     state.name = p.get("name", p["game_id"])
     state.ruleset = p["ruleset"]
@@ -68,6 +81,7 @@ def _game_created(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 def _player_joined(state: GameState, p: dict[str, Any], event: Event) -> None:
     previous = state.players.get(p["player"], {})
+    _note(state, state.players, p["player"])
     state.players[p["player"]] = {
         "status": ACTIVE,
         "joined": event["time"],
@@ -76,11 +90,14 @@ def _player_joined(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 
 def _player_status(state: GameState, p: dict[str, Any], event: Event) -> None:
-    state.players[p["player"]]["status"] = p["status"]
+    player = state.players[p["player"]]
+    _note(state, player, "status")
+    player["status"] = p["status"]
 
 
 def _var_set(state: GameState, p: dict[str, Any], event: Event) -> None:
     holder = state.vars if p.get("player") is None else state.players[p["player"]]["vars"]
+    _note(state, holder, p["name"])
     if "value" in p:
         holder[p["name"]] = p["value"]
     else:  # an addition: the value is recorded on the event once it has been applied
@@ -88,10 +105,13 @@ def _var_set(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 
 def _office_set(state: GameState, p: dict[str, Any], event: Event) -> None:
+    _note(state, state.offices, p["office"])
     state.offices[p["office"]] = p.get("holder")
 
 
 def _proposal_submitted(state: GameState, p: dict[str, Any], event: Event) -> None:
+    _note(state, state.proposals, str(p["number"]))
+    _index_open(state, str(p["number"]), True)
     state.proposals[str(p["number"])] = {
         "number": p["number"],
         "label": p.get("label"),
@@ -108,52 +128,85 @@ def _proposal_submitted(state: GameState, p: dict[str, Any], event: Event) -> No
 
 def _vote_cast(state: GameState, p: dict[str, Any], event: Event) -> None:
     proposal = state.proposals[str(p["proposal"])]
+    _note(state, proposal["votes"], p["player"])
     proposal["votes"][p["player"]] = {"choice": p["choice"], "time": event["time"],
                                       **(p.get("data") or {})}
 
 
 def _vote_withdrawn(state: GameState, p: dict[str, Any], event: Event) -> None:
-    state.proposals[str(p["proposal"])]["votes"].pop(p["player"], None)
+    votes = state.proposals[str(p["proposal"])]["votes"]
+    _note_contents(state, votes)
+    votes.pop(p["player"], None)
 
 
 def _proposal_updated(state: GameState, p: dict[str, Any], event: Event) -> None:
-    state.proposals[str(p["proposal"])]["data"][p["key"]] = p["value"]
+    data = state.proposals[str(p["proposal"])]["data"]
+    _note(state, data, p["key"])
+    data[p["key"]] = p["value"]
 
 
 def _proposal_resolved(state: GameState, p: dict[str, Any], event: Event) -> None:
     proposal = state.proposals[str(p["proposal"])]
+    _note_contents(state, proposal)
+    _index_open(state, str(p["proposal"]), p["outcome"] == "open")
     proposal["status"] = p["outcome"]
     proposal["resolved"] = event["time"]
     proposal["tally"] = p.get("tally") or {}
 
 
 def _rule_changed(state: GameState, p: dict[str, Any], event: Event) -> None:
+    journal = state.__dict__.get("_journal")
+    if journal is not None:
+        # A change touches its rule (and a renumbering the target's place): those rules'
+        # fields and the order of the rules are kept; histories only ever grow.
+        journal.contents(state.rules)
+        for rule_id in (p["change"].get("rule"), p["change"].get("to")):
+            rule = state.rules.get(str(rule_id)) if rule_id is not None else None
+            if rule is not None:
+                journal.contents(rule)
+                journal.contents(rule["history"])
+                journal.contents(rule["attributes"])
+    forget_derived(state)
     apply_change(state.rules, p["change"], p.get("cause") or {}, event["time"])
 
 
 def _timer_set(state: GameState, p: dict[str, Any], event: Event) -> None:
+    _note(state, state.timers, p["id"])
+    journal = state.__dict__.get("_journal")
+    if journal is not None:
+        journal.attr(state, "next_timer")
     state.timers[p["id"]] = {k: p.get(k) for k in ("id", "name", "at", "data", "rule")}
     state.next_timer = max(state.next_timer, int(p["id"].lstrip("t")) + 1)
 
 
 def _timer_gone(state: GameState, p: dict[str, Any], event: Event) -> None:
+    _note_contents(state, state.timers)
     state.timers.pop(p["id"], None)
 
 
 def _asset_set(state: GameState, p: dict[str, Any], event: Event) -> None:
+    if p["kind"] not in state.assets:
+        _note(state, state.assets, p["kind"])
     kind = state.assets.setdefault(p["kind"], {})
+    _note(state, kind, p["id"])
     kind[p["id"]] = {"owner": p.get("owner"), "data": dict(p.get("data") or {})}
 
 
 def _asset_destroyed(state: GameState, p: dict[str, Any], event: Event) -> None:
-    state.assets.get(p["kind"], {}).pop(p["id"], None)
+    kind = state.assets.get(p["kind"], {})
+    _note_contents(state, kind)
+    kind.pop(p["id"], None)
 
 
 def _notice(state: GameState, p: dict[str, Any], event: Event) -> None:
+    journal = state.__dict__.get("_journal")
+    if journal is not None:
+        journal.length(state.notices)
     state.notices.append({"time": event["time"], "seq": event["seq"], **p})
 
 
 def _winner_declared(state: GameState, p: dict[str, Any], event: Event) -> None:
+    _note_contents(state, state.winners)
     for player in p["players"]:
         if player not in state.winners:
             state.winners.append(player)
@@ -163,6 +216,30 @@ def _winner_declared(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 def _game_ended(state: GameState, p: dict[str, Any], event: Event) -> None:
     state.ended = True
+
+
+def _note(state: GameState, container: dict[str, Any], key: str) -> None:
+    journal = state.__dict__.get("_journal")
+    if journal is not None:
+        journal.key(container, key)
+
+
+def _note_contents(state: GameState, container: dict[str, Any] | list[Any]) -> None:
+    journal = state.__dict__.get("_journal")
+    if journal is not None:
+        journal.contents(container)
+
+
+def _index_open(state: GameState, number: str, is_open: bool) -> None:
+    """Keep the index of open proposals (when one has been built) in step."""
+    index = state.__dict__.get("_open")
+    if index is None:
+        return
+    _note_contents(state, index)
+    if is_open:
+        index[number] = None
+    else:
+        index.pop(number, None)
 
 
 _HANDLERS: dict[str, Callable[[GameState, dict[str, Any], Event], None]] = {

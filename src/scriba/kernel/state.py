@@ -7,6 +7,7 @@ byte for byte with a replay.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import pickle
 import re
@@ -49,6 +50,10 @@ class GameState:
     def from_dict(cls, data: dict[str, Any]) -> GameState:
         return cls(**copy.deepcopy(data))
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy never shares the original's undo log (see scriba.kernel.journal).
+        return {k: v for k, v in self.__dict__.items() if k != "_journal"}
+
     def copy(self) -> GameState:
         # A pickle round trip is the fastest deep copy of plain nested data.
         return pickle.loads(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
@@ -60,11 +65,44 @@ class GameState:
     def rules_in_force(self) -> list[dict[str, Any]]:
         return [r for r in self.rules.values() if r["in_force"]]
 
+    def open_proposals(self) -> list[str]:
+        """Numbers of the open proposals, in order of submission; an index kept by the
+        fold once built, so that reading it does not walk every proposal ever made."""
+        index = self.__dict__.get("_open")
+        if index is None:
+            index = {n: None for n, p in self.proposals.items() if p["status"] == "open"}
+            journal = self.__dict__.get("_journal")
+            if journal is not None:  # built inside a trial: undone with it
+                journal.key(self.__dict__, "_open")
+            self.__dict__["_open"] = index
+        return list(index)
+
     def proposal_by_label(self, label: str) -> dict[str, Any] | None:
         for proposal in self.proposals.values():
             if proposal.get("label") == label:
                 return proposal
         return None
+
+
+_VERSIONS = itertools.count(1)
+
+
+def rules_version(state: GameState) -> int:
+    """An id of the rules in force, new whenever a rule changes (never reused in this
+    process), so that what is derived from the rules can be cached per version."""
+    version = state.__dict__.get("_rules_version")
+    if version is None:
+        # Not journaled: the id names the rules as they are now, whichever trial is on.
+        version = state.__dict__["_rules_version"] = next(_VERSIONS)
+    return version
+
+
+def forget_derived(state: GameState) -> None:
+    """The rules change: they get a new version id (undone with a trial)."""
+    journal = state.__dict__.get("_journal")
+    if journal is not None:
+        journal.key(state.__dict__, "_rules_version")
+    state.__dict__["_rules_version"] = next(_VERSIONS)
 
 
 def natural_key(rule_id: str) -> tuple:

@@ -31,13 +31,8 @@ def build_view(state: GameState, order: list[str], now: str | None = None,
     now = now or state.time
     if with_text is None:
         with_text = state.settings.get("view_rule_text", True)
-    resolved = [n for n, p in state.proposals.items() if p["status"] != "open"]
-    keep_resolved = set(resolved[-RECENT_RESOLVED:])
-    proposals = {
-        number: {k: v for k, v in p.items() if k != "changes" or p["status"] == "open"}
-        for number, p in state.proposals.items()
-        if p["status"] == "open" or number in keep_resolved
-    }
+    proposals = {number: _proposal_view(state.proposals[number])
+                 for number in _visible_proposals(state)}
     return {
         "game_id": state.game_id,
         "ruleset": state.ruleset,
@@ -62,6 +57,30 @@ def build_view(state: GameState, order: list[str], now: str | None = None,
         "winners": state.winners,
         "ended": state.ended,
     }
+
+
+def _visible_proposals(state: GameState) -> list[str]:
+    """Open proposals and the last RECENT_RESOLVED resolved ones, in submission order.
+
+    Found from the newest backwards, so the cost does not grow with the game: the tail
+    walked holds the recent resolved ones; open ones older than it come first."""
+    tail: list[str] = []
+    resolved = 0
+    for number in reversed(state.proposals):
+        if resolved >= RECENT_RESOLVED:
+            break
+        tail.append(number)
+        if state.proposals[number]["status"] != "open":
+            resolved += 1
+    tail.reverse()
+    in_tail = set(tail)
+    return [n for n in state.open_proposals() if n not in in_tail] + tail
+
+
+def _proposal_view(p: dict[str, Any]) -> dict[str, Any]:
+    if p["status"] == "open":
+        return p
+    return {k: v for k, v in p.items() if k != "changes"}
 
 
 def _rule_view(rule: dict[str, Any], with_text: bool) -> dict[str, Any]:

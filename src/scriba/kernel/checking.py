@@ -1,0 +1,159 @@
+"""Checking a command against the declarations before any rule is asked.
+
+Who may take the action, which arguments it takes and of which types, whether a vote's
+proposal is open and its word is one the ruleset knows, whether proposed rule changes
+apply and their code compiles. A failed check is a :class:`Refused` with a message id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scriba.kernel import changes as rule_changes
+from scriba.kernel.errors import Refused
+from scriba.kernel.in_force import RulesInForce
+from scriba.kernel.state import ACTIVE, GameState
+from scriba.kernel.values import BadValue, check_value
+
+CANONICAL_CHOICES = ("for", "against", "abstain")
+KIND_PARAMS: dict[str, dict[str, str]] = {
+    "propose": {"changes": "changes", "label": "str?", "title": "str?", "text": "str?"},
+    "vote": {"proposal": "proposal", "choice": "any"},
+}
+
+
+def check_actor(state: GameState, actor: str | None, action_name: str,
+                action: dict[str, Any]) -> None:
+    who = action.get("who", "player")
+    allowed = who if isinstance(who, list) else [who]
+    is_player = actor in state.players and state.players[actor]["status"] == ACTIVE
+    kind = action.get("kind", "plain")
+    if kind == "join" and is_player:
+        raise Refused("already_player", player=actor)
+    for option in allowed:
+        if option == "anyone" or (option == "player" and is_player):
+            return
+        if option.startswith("office:") and state.offices.get(option[7:]) == actor \
+                and actor is not None:
+            return
+    offices = [o[7:] for o in allowed if o.startswith("office:")]
+    if offices:
+        raise Refused("not_office_holder", actor=actor or "?", action=action_name,
+                      office=", ".join(offices))
+    raise Refused("not_a_player", actor=actor or "?")
+
+
+def check_args(rules: RulesInForce, state: GameState, action_name: str, raw: dict[str, Any],
+               action: dict[str, Any]) -> dict[str, Any]:
+    kind = action.get("kind", "plain")
+    params = {**KIND_PARAMS.get(kind, {}), **(action.get("params") or {})}
+    args = dict(raw)
+    unknown = sorted(set(args) - set(params))
+    if unknown:
+        raise Refused("unknown_argument", action=action_name, argument=", ".join(unknown),
+                      expected=", ".join(params) or "-")
+    try:  # arguments are stored with the command: they must not poison the log
+        check_value(args, "the arguments")
+    except BadValue as bad:
+        raise Refused("bad_argument", action=action_name, argument=", ".join(args),
+                      expected=str(bad), value="…") from None
+    for name, type_ in params.items():
+        optional = type_.endswith("?")
+        type_ = type_.rstrip("?")
+        if args.get(name) is None:
+            if not optional:
+                raise Refused("missing_argument", action=action_name, argument=name)
+            args.pop(name, None)
+            continue
+        args[name] = coerce(state, action_name, name, type_, args[name])
+    for name, type_ in params.items():
+        if type_.rstrip("?") == "changes" and name in args:
+            args[name] = check_changes(rules, state, args[name])
+    if kind == "propose" and args.get("label") and state.proposal_by_label(str(args["label"])):
+        raise Refused("label_taken", label=args["label"])
+    if kind == "vote":
+        proposal = state.proposals[str(args["proposal"])]
+        if proposal["status"] != "open":
+            raise Refused("proposal_closed", proposal=proposal.get("label") or
+                          proposal["number"], status=proposal["status"])
+        args["choice"] = choice(action, args["choice"])
+    return args
+
+
+def check_changes(rules: RulesInForce, state: GameState, raw: Any) -> list[dict[str, Any]]:
+    """Proposed changes, normalised; refused unless each applies after the ones before
+    it and all the code in them compiles with well-formed declarations."""
+    if not isinstance(raw, list) or not raw:
+        raise Refused("changes_empty")
+    changes = [rule_changes.normalize_change(c) for c in raw]
+    # Changes touch a rule's fields, attributes and history: a copy of those suffices.
+    scratch = {rid: {**r, "attributes": dict(r["attributes"]), "history": []}
+               for rid, r in state.rules.items()}
+    for change in changes:
+        for code in rule_changes.codes_in(change):
+            error = rules.info(code).error
+            if error:
+                raise Refused("rule_code_invalid", rule=change.get("rule") or "new",
+                              error=error)
+        if change["type"] != "enact" or change.get("rule"):
+            rule_changes.check_change_applies(scratch, change)
+        if change["type"] != "enact":
+            rule_changes.apply_change(scratch, change, {}, state.time or "0000-00-00")
+    return changes
+
+
+def coerce(state: GameState, action: str, name: str, type_: str, value: Any) -> Any:
+    def bad() -> Refused:
+        return Refused("bad_argument", action=action, argument=name, expected=type_,
+                       value=repr(value)[:200])
+    if type_ == "int":
+        if isinstance(value, bool):
+            raise bad()
+        if isinstance(value, int):
+            return value
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            return int(value.strip())
+        raise bad()
+    if type_ == "number":
+        try:
+            return float(value) if not isinstance(value, int) else value
+        except (TypeError, ValueError):
+            raise bad() from None
+    if type_ == "bool":
+        if isinstance(value, bool):
+            return value
+        if str(value).lower() in ("true", "yes", "1", "false", "no", "0"):
+            return str(value).lower() in ("true", "yes", "1")
+        raise bad()
+    if type_ == "player":
+        if str(value) not in state.players:
+            raise Refused("unknown_player", player=str(value))
+        return str(value)
+    if type_ == "proposal":
+        proposal = state.proposals.get(str(value)) or state.proposal_by_label(str(value))
+        if proposal is None:
+            raise Refused("unknown_proposal", proposal=str(value))
+        return proposal["number"]
+    if type_ == "str":
+        if isinstance(value, dict | list):
+            raise bad()
+        return str(value)
+    if type_ == "list" and not isinstance(value, list):
+        raise bad()
+    if type_ == "dict" and not isinstance(value, dict):
+        raise bad()
+    return value
+
+
+def choice(action: dict[str, Any], word: Any) -> str:
+    words = {str(k).lower(): v for k, v in (action.get("choices") or {}).items()}
+    if isinstance(word, bool):  # YAML reads an unquoted yes/no as a boolean
+        yes_no = "yes" if word else "no"
+        word = yes_no if yes_no in words else ("for" if word else "against")
+    key = str(word).strip().lower()
+    if key in words:
+        return str(words[key])
+    if key in CANONICAL_CHOICES or key in words.values():
+        return key
+    accepted = list(action.get("choices") or {}) + list(CANONICAL_CHOICES)
+    raise Refused("bad_choice", choice=word, accepted=", ".join(accepted))

@@ -1,0 +1,244 @@
+"""The reaction loop: apply a command's events one by one, asking the rules to react.
+
+A :class:`Run` applies events to the state it is given (inside a
+:func:`scriba.kernel.journal.trial`, which undoes them afterwards) and collects them.
+Each event is offered to the rules' ``on_<type>`` hooks; the effects they return become
+further events, and adopted rule changes become ``rule_changed`` events before anything
+else queued. The limits of :mod:`scriba.kernel.limits` bound a run: past them a rule's
+reaction is aborted (recorded), never the command.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from scriba.kernel import changes as rule_changes
+from scriba.kernel.effects import EffectContext, effect_to_events, proposal_cause
+from scriba.kernel.errors import InvalidEffect, Refused
+from scriba.kernel.events import Event, apply_event, make_event
+from scriba.kernel.host import HookResult
+from scriba.kernel.in_force import aborted
+from scriba.kernel.limits import MAX_EFFECTS_PER_CALL, MAX_EVENTS_PER_COMMAND, MAX_REACTION_DEPTH
+from scriba.kernel.state import GameState
+from scriba.kernel.timeutil import to_ts
+from scriba.kernel.view import build_view
+
+if TYPE_CHECKING:
+    from scriba.kernel.engine import Engine
+
+# Events the rules are not asked to react to.
+NOT_DISPATCHED = {"rule_code_aborted", "command_refused", "changes_due", "rule_change_failed"}
+# A fault of the kernel itself, not of a rule, could still loop: this stops it.
+HARD_LIMIT = 4 * MAX_EVENTS_PER_COMMAND
+
+
+class Run:
+    """One decision in progress: the working state, the events so far, the queue."""
+
+    def __init__(self, engine: Engine, state: GameState, time: str) -> None:
+        self.engine = engine
+        self.rules = engine.rules
+        self.state = state
+        self.time = time
+        self.events: list[Event] = []
+        self.queue: deque[Event] = deque()
+        self._depth: dict[int, int] = {}  # id(event) -> how many reactions led to it
+        self._stopped: set[tuple[str, str]] = set()  # (rule, hook) aborted by a limit
+
+    def push(self, events: list[Event], depth: int = 0) -> None:
+        for event in events:
+            self._depth[id(event)] = depth
+        self.queue.extend(events)
+
+    def precedence(self) -> list[str]:
+        """The rules' order; a ``transform_rule_order`` that aborted is recorded."""
+        failed: list[Event] = []
+        order = self.rules.precedence(self.state, failed)
+        self.push(failed)
+        return order
+
+    def call_all(self, hook: str, view: dict[str, Any], args: list[Any]) -> list[HookResult]:
+        self.precedence()
+        targets = self.rules.hooked(self.state, hook)
+        if not targets:
+            return []
+        return self.engine.host.call(self.rules.coded_rules(self.state), targets, hook,
+                                     view, args)
+
+    def settle(self) -> None:
+        """Apply queued events one by one, asking the rules to react to each."""
+        journal = self.state.__dict__.get("_journal")
+        while self.queue:
+            event = self.queue.popleft()
+            depth = self._depth.get(id(event), 0)
+            event["seq"] = self.state.seq + 1
+            mark = journal.mark() if journal is not None else None
+            try:
+                apply_event(self.state, event)
+            except Refused as refusal:  # a rule change that no longer applies
+                if journal is not None and mark is not None:
+                    journal.rollback(mark)
+                event = make_event("rule_change_failed", event["time"], None,
+                                   **event["payload"], reason=refusal.message_id,
+                                   details=refusal.params)
+                event["seq"] = self.state.seq + 1
+                apply_event(self.state, event)
+            if event["type"] == "var_set" and "delta" in event["payload"]:
+                # record the resulting value, for readers and for the rules reacting to it
+                p = event["payload"]
+                holder = self.state.vars if p["player"] is None else \
+                    self.state.players[p["player"]]["vars"]
+                p["value"] = holder[p["name"]]
+            self.events.append(event)
+            if len(self.events) > HARD_LIMIT:
+                raise Refused("runaway_reactions", count=HARD_LIMIT)
+            consequences = self._consequences(event)
+            reactions = self._react(event, depth)
+            for produced in consequences:
+                self._depth[id(produced)] = depth
+            for produced in reactions:
+                self._depth[id(produced)] = depth + 1
+            # Rule changes happen before anything else queued, so that a second proposal
+            # resolved in the same reaction sees the rules the first one made.
+            self.queue.extendleft(reversed(consequences))
+            self.queue.extend(reactions)
+
+    def _limited(self, hook: str, time: str, reason: str) -> list[Event]:
+        """Every rule that would react is stopped by a limit: recorded once per rule."""
+        events = []
+        for rule_id in self.rules.hooked(self.state, hook):
+            if (rule_id, hook) not in self._stopped:
+                self._stopped.add((rule_id, hook))
+                events.append(aborted(rule_id, hook, reason, time))
+        return events
+
+    def _react(self, event: Event, depth: int) -> list[Event]:
+        if event["type"] in NOT_DISPATCHED:
+            return []
+        hook = f"on_{event['type']}"
+        if not self.rules.hooked(self.state, hook):
+            return []
+        time = event["time"]
+        if depth >= MAX_REACTION_DEPTH:
+            return self._limited(hook, time, f"stopped: hooks triggered hooks more than "
+                                 f"{MAX_REACTION_DEPTH} times in a chain in one command")
+        if self._pending() >= MAX_EVENTS_PER_COMMAND:
+            return self._limited(hook, time, f"stopped: the command reached "
+                                 f"{MAX_EVENTS_PER_COMMAND} events, the most one command "
+                                 "may make")
+        view = build_view(self.state, self.precedence(), now=time)
+        initials = self.rules.declarations(self.state).initials()
+        produced: list[Event] = []
+        for result in self.call_all(hook, view, [event_for_rules(event)]):
+            if result.error:
+                produced.append(aborted(result.rule_id, hook, result.error, time))
+                continue
+            try:
+                converted = self._convert(result, hook, EffectContext(
+                    time, result.rule_id, initials, trigger=event), len(produced))
+            except InvalidEffect as invalid:
+                produced.append(aborted(result.rule_id, hook, str(invalid), time))
+                continue
+            produced += converted
+        return produced
+
+    def _pending(self) -> int:
+        return len(self.events) + len(self.queue)
+
+    def _convert(self, result: HookResult, hook: str, ctx: EffectContext,
+                 produced: int) -> list[Event]:
+        effects = result.value or []
+        if isinstance(effects, dict):
+            effects = [effects]
+        if not isinstance(effects, list):
+            raise InvalidEffect(f"{hook} must return a list of effects, got "
+                                f"{repr(effects)[:200]}")
+        if len(effects) > MAX_EFFECTS_PER_CALL:
+            raise InvalidEffect(f"{hook} returned {len(effects)} effects; one call may return "
+                                f"at most {MAX_EFFECTS_PER_CALL}")
+        converted: list[Event] = []
+        for effect in effects:
+            converted += effect_to_events(self.state, effect, ctx)
+        if self._pending() + produced + len(converted) > MAX_EVENTS_PER_COMMAND:
+            raise InvalidEffect(f"{hook} would take the command past {MAX_EVENTS_PER_COMMAND} "
+                                "events, the most one command may make")
+        return converted
+
+    def _consequences(self, event: Event) -> list[Event]:
+        """What the kernel itself derives from an event: applying adopted rule changes."""
+        payload = event["payload"]
+        applies_proposal = (event["type"] == "proposal_resolved" and payload.get("apply")) or \
+            (event["type"] == "changes_due" and "proposal" in payload)
+        if applies_proposal:
+            proposal = self.state.proposals[str(payload["proposal"])]
+            return self._change_events(proposal["changes"], proposal_cause(proposal),
+                                       event["time"], proposal["number"])
+        if event["type"] == "changes_due":
+            return self._change_events(payload["changes"], payload["cause"], event["time"], None)
+        if event["type"] == "rule_changed":
+            return self._new_variables(event["time"])
+        return []
+
+    def _change_events(self, changes: list[dict[str, Any]], cause: dict[str, Any], time: str,
+                       proposal: int | None) -> list[Event]:
+        # Changes touch a rule's fields, attributes and history: a copy of those suffices.
+        scratch = {rid: {**r, "attributes": dict(r["attributes"]), "history": []}
+                   for rid, r in self.state.rules.items()}
+        events: list[Event] = []
+        taken: list[str] = []
+        for change in changes:
+            change = dict(change)
+            if change["type"] == "enact" and not change.get("rule"):
+                change["rule"] = self._new_rule_number(scratch, taken, change, proposal, time)
+            try:
+                rule_changes.apply_change(scratch, change, cause, time)
+            except Refused as refusal:
+                events.append(make_event("rule_change_failed", time, None, change=change,
+                                         cause=cause, reason=refusal.message_id,
+                                         details=refusal.params))
+                continue
+            taken.append(str(change.get("rule")))
+            events.append(make_event("rule_changed", time, None, change=change, cause=cause))
+        return events
+
+    def _new_rule_number(self, rules: dict[str, dict[str, Any]], taken: list[str],
+                         change: dict[str, Any], proposal: int | None, time: str) -> str:
+        numbers = [int(rid) for rid in list(rules) + taken if rid.isdigit()]
+        default = str(max(numbers) + 1 if numbers else 1)
+        value = self.transform("rule_number", default,
+                               {"proposal": proposal, "change": change, "taken": taken}, time)
+        value = str(value)
+        if value in rules and rules[value]["in_force"] or value in taken:
+            return default
+        return value
+
+    def transform(self, name: str, value: Any, context: Any, now: str) -> Any:
+        """``value`` passed through the rules' ``transform_<name>``; aborts are recorded."""
+        hook = f"transform_{name}"
+        order = self.precedence()
+        if not self.rules.hooked(self.state, hook):
+            return value
+        view = build_view(self.state, order, now=now)
+        result, failed = self.engine.host.transform(self.rules.coded_rules(self.state), name,
+                                                    view, value, context)
+        self.push([aborted(r.rule_id, hook, r.error, now) for r in failed if r.error])
+        return result
+
+    def _new_variables(self, time: str) -> list[Event]:
+        decl = self.rules.declarations(self.state)
+        events = []
+        for (scope, name), d in decl.variables.items():
+            initial = d.get("initial", 0)
+            if scope == "game" and name not in self.state.vars:
+                events.append(make_event("var_set", time, None, player=None, name=name,
+                                         value=initial))
+            elif scope == "player":
+                events += [make_event("var_set", time, None, player=p, name=name, value=initial)
+                           for p, data in self.state.players.items() if name not in data["vars"]]
+        return events
+
+
+def event_for_rules(event: Event) -> dict[str, Any]:
+    return {"type": event["type"], "seq": event["seq"], "time": event["time"],
+            "time_ts": to_ts(event["time"]), "actor": event["actor"], **event["payload"]}
