@@ -16,9 +16,12 @@ from scriba.service.service import Service
 
 AGORA_PLAYERS = ["Janet", "Murphy", "G.", "nix", "Kate"]
 AGORA_OFFICES = {"Assessor": "Janet", "Promotor": "Murphy", "Rulekeepor": "Kate"}
-_WORDS = ("player rule proposal shall may must office vote ballot referendum Assessor "
-          "Promotor quorum adoption index power amend repeal enact the a of to by with in "
-          "Agora each any within days report").split()
+_WORDS = (
+    "player", "rule", "proposal", "shall", "may", "must", "office", "vote", "ballot",
+    "referendum", "Assessor", "Promotor", "quorum", "adoption", "index", "power", "amend",
+    "repeal", "enact", "the", "a", "of", "to", "by", "with", "in", "Agora", "each", "any",
+    "within", "days", "report",
+)
 _AMENDABLE = ["869", "879", "1051", "2137", "2350"]
 
 

@@ -291,8 +291,8 @@ def demo_command(db: str = DbOption) -> None:
 @app.command("bench")
 def bench_command(turns: int = typer.Option(150, help="Turns of the long game"),
                   hook_calls: int = typer.Option(2000, help="Hook calls to time"),
-                  as_json: bool = typer.Option(False, "--json",
-                                               help="Print every figure as one JSON object")) -> None:
+                  as_json: bool = typer.Option(
+                      False, "--json", help="Print every figure as one JSON object")) -> None:
     """Measure replay speed, vote latency and the cost of a sandboxed hook call."""
     from scriba.bench import run, run_json
 
