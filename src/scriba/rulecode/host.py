@@ -1,30 +1,83 @@
-"""The kernel's :class:`RuleHost`, backed by the sandbox worker pool."""
+"""The kernel's :class:`RuleHost`, backed by the sandbox worker pool.
+
+Budgets. Each hook call may run ``budget`` steps (``check_cancelled`` polls). Each
+decision of the kernel — a command, a timer firing, a query — opens :meth:`command`, and
+all the rule code it runs shares one budget: ``command_steps`` polls and
+``command_seconds`` of wall-clock time. A call made after the budget is spent is aborted
+without running. Proposing code runs its declarations under ``inspect_seconds``.
+"""
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from scriba.kernel.host import CodeInfo, HookResult, RuleRef
 from scriba.rulecode.pool import WorkerPool
-from scriba.rulecode.worker import code_hash
+from scriba.rulecode.worker import COMMAND_STEPS_TEXT, WALL_CLOCK_TEXT, code_hash
 
-DEFAULT_BUDGET = 2000  # check_cancelled polls: 0.1-0.4 s of tight Starlark loops here
+DEFAULT_BUDGET = 2000  # check_cancelled polls per call: 0.1-0.4 s of tight Starlark loops
+DEFAULT_COMMAND_STEPS = 50 * DEFAULT_BUDGET  # polls for all the rule code of one command
+DEFAULT_COMMAND_SECONDS = 10.0  # wall clock for all the rule code of one command
+DEFAULT_INSPECT_SECONDS = 2.0  # compiling proposed code and running its declarations
+# A worker that has to be killed needs a moment beyond the deadline it was given.
+_GRACE = 0.5
+
+
+class _Budget:
+    def __init__(self, steps: int, seconds: float) -> None:
+        self.steps = steps
+        self.deadline = time.monotonic() + seconds
+
+    def seconds_left(self) -> float:
+        return self.deadline - time.monotonic()
 
 
 class SandboxHost:
-    def __init__(self, pool: WorkerPool | None = None, budget: int = DEFAULT_BUDGET) -> None:
+    def __init__(self, pool: WorkerPool | None = None, budget: int = DEFAULT_BUDGET,
+                 command_steps: int = DEFAULT_COMMAND_STEPS,
+                 command_seconds: float | None = None,
+                 inspect_seconds: float = DEFAULT_INSPECT_SECONDS) -> None:
         self.pool = pool or WorkerPool()
         self.budget = budget
+        self.command_steps = command_steps
+        self.command_seconds = command_seconds if command_seconds is not None else \
+            min(DEFAULT_COMMAND_SECONDS, self.pool.wall_clock)
+        self.inspect_seconds = inspect_seconds
         self._info: OrderedDict[str, CodeInfo] = OrderedDict()
+        self._local = threading.local()  # the budget of the command this thread decides
         self.calls = 0
+
+    @contextmanager
+    def command(self) -> Iterator[None]:
+        """One budget for every call made inside (an inner scope shares the outer one)."""
+        if getattr(self._local, "budget", None) is not None:
+            yield
+            return
+        self._local.budget = _Budget(self.command_steps, self.command_seconds)
+        try:
+            yield
+        finally:
+            self._local.budget = None
+
+    def _current(self) -> _Budget:
+        budget = getattr(self._local, "budget", None)
+        # A call outside any command (a benchmark, a test) has a budget of its own.
+        return budget if budget is not None else _Budget(self.command_steps,
+                                                         self.command_seconds)
 
     def inspect(self, code: str) -> CodeInfo:
         digest = code_hash(code)
         if digest in self._info:
             return self._info[digest]
-        answer = self.pool.request({"op": "inspect", "code": code, "budget": self.budget})
+        seconds = self.inspect_seconds
+        answer = self.pool.request({"op": "inspect", "code": code, "budget": self.budget,
+                                    "seconds": seconds}, timeout=seconds + _GRACE)
         if "died" in answer or "fatal" in answer:
             # Not cached: a killed worker says nothing about the code itself.
             return CodeInfo(error=answer.get("died") or answer.get("fatal"))
@@ -33,27 +86,45 @@ class SandboxHost:
         else:
             info = CodeInfo(hooks=frozenset(answer["hooks"]),
                             declarations=answer["declarations"])
-        self._info[digest] = info
+        if not (info.error and WALL_CLOCK_TEXT in info.error):  # time depends on the load
+            self._info[digest] = info
         while len(self._info) > 4096:
             self._info.popitem(last=False)
         return info
 
-    def _ask(self, order: list[RuleRef], payload: dict[str, Any]) -> dict[str, Any]:
+    def _ask(self, order: list[RuleRef], payload: dict[str, Any],
+             view: dict[str, Any]) -> dict[str, Any]:
+        budget = self._current()
+        seconds = budget.seconds_left()
+        if budget.steps <= 0:
+            return {"died": COMMAND_STEPS_TEXT, "spent": True}
+        if seconds <= 0:
+            return {"died": f"{WALL_CLOCK_TEXT[:-1]}: the command's "
+                            f"{self.command_seconds:g} s for rule code are spent)",
+                    "spent": True}
         payload = {**payload, "order": [[rid, code_hash(code)] for rid, code in order],
-                   "budget": self.budget}
+                   "budget": self.budget, "steps": budget.steps, "seconds": seconds,
+                   "view": True}
+        view_line = _encode(view)
         self.calls += 1
-        answer = self.pool.request(payload)
+        answer = self.pool.request(payload, timeout=seconds + _GRACE, extra=view_line)
         if answer.get("missing"):
             codes = {code_hash(code): code for _, code in order}
-            answer = self.pool.request({**payload, "codes": codes})
+            payload["seconds"] = max(budget.seconds_left(), 0.001)
+            answer = self.pool.request({**payload, "codes": codes},
+                                       timeout=payload["seconds"] + _GRACE, extra=view_line)
+        budget.steps -= int(answer.get("polls", 0))
+        if answer.get("timed_out"):
+            budget.deadline = 0  # the time is spent: no further call in this command
         return answer
 
     def call(self, order: list[RuleRef], targets: list[str], hook: str,
              view: dict[str, Any], args: list[Any]) -> list[HookResult]:
         answer = self._ask(order, {"op": "call", "targets": targets, "hook": hook,
-                                   "view_json": _encode(view), "args": args})
+                                   "args": args}, view)
         failure = _failure(answer)
-        if failure and len(targets) > 1:
+        if failure and len(targets) > 1 and not answer.get("timed_out") \
+                and not answer.get("spent"):
             # The batch died (e.g. one rule exhausted memory): ask each rule on its own so
             # that only the culprit's call is aborted.
             return [result for rid in targets
@@ -64,17 +135,22 @@ class SandboxHost:
 
     def transform(self, order: list[RuleRef], name: str, view: dict[str, Any],
                   value: Any, context: Any) -> tuple[Any, list[HookResult]]:
-        answer = self._ask(order, {"op": "transform", "name": name,
-                                   "view_json": _encode(view), "value": value,
-                                   "context": context})
+        answer = self._ask(order, {"op": "transform", "name": name, "value": value,
+                                   "context": context}, view)
         failure = _failure(answer)
         if failure:
-            return value, [HookResult("*", error=failure)]
+            hook = f"transform_{name}"
+            return value, [HookResult(rid, error=failure) for rid, code in order
+                           if hook in self.inspect(code).hooks]
         return answer["value"], [HookResult(rid, error=err) for rid, err in answer["aborts"]]
 
 
-def _encode(view: dict[str, Any]) -> str:
-    return json.dumps(view, ensure_ascii=False, separators=(",", ":"))
+def _encode(view: dict[str, Any]) -> bytes:
+    text = json.dumps(view, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate stored before input was checked
+        return json.dumps(view, separators=(",", ":")).encode()
 
 
 def _failure(answer: dict[str, Any]) -> str | None:

@@ -1,9 +1,11 @@
 """A pool of persistent sandbox worker processes.
 
 Rule code never runs in the server process. Each worker is a child process with an
-address-space limit; a call that does not answer within the wall-clock limit, or whose
-worker dies, kills that worker, starts a fresh one and retries the call once. If the
-retry fails too the call is answered with an error, never half-applied.
+address-space limit. A request that does not answer by its deadline kills its worker and
+is answered with an error — not retried: the time is spent. A worker that dies for
+another reason (a crash) is replaced and the request retried once, within what is left
+of the same deadline. A caller never waits behind another caller's slow request: when no
+worker is idle a new one is started, up to ``max_size``.
 """
 
 from __future__ import annotations
@@ -16,17 +18,22 @@ import selectors
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import Any
 
 DEFAULT_MEMORY = 1024 * 1024 * 1024
 DEFAULT_WALL_CLOCK = 10.0
+# Workers started when every one is busy; beyond this, a caller waits for one to be free.
+DEFAULT_MAX_WORKERS = 16
 # The server never takes in more than this from rule code in one answer.
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 
 
 class WorkerDied(Exception):
-    pass
+    def __init__(self, message: str, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
 
 
 class WorkerProcess:
@@ -52,10 +59,14 @@ class WorkerProcess:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def ask(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def ask(self, request: dict[str, Any], timeout: float,
+            extra: bytes | None = None) -> dict[str, Any]:
         assert self.process.stdin is not None and self.process.stdout is not None
+        line = json.dumps(request).encode() + b"\n"
+        if extra is not None:
+            line += extra + b"\n"
         try:
-            self.process.stdin.write(json.dumps(request).encode() + b"\n")
+            self.process.stdin.write(line)
         except (BrokenPipeError, OSError) as exc:
             raise WorkerDied(f"worker {self.pid} is gone ({exc})") from None
         deadline = time.monotonic() + timeout
@@ -63,7 +74,8 @@ class WorkerProcess:
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._selector.select(remaining):
-                raise WorkerDied(f"no answer within {timeout:g} s (wall-clock limit)")
+                raise WorkerDied(f"wall-clock limit exceeded (no answer within {timeout:.3g} s; "
+                                 "the rule's code was stopped)", timed_out=True)
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 raise WorkerDied(self._death_reason())
@@ -95,55 +107,103 @@ class WorkerProcess:
 
 class WorkerPool:
     def __init__(self, size: int = 2, memory_limit: int = DEFAULT_MEMORY,
-                 wall_clock: float = DEFAULT_WALL_CLOCK) -> None:
-        self.size = size
+                 wall_clock: float = DEFAULT_WALL_CLOCK,
+                 max_size: int = DEFAULT_MAX_WORKERS) -> None:
+        self.size = size  # workers kept when idle
+        self.max_size = max(size, max_size)  # workers at most, when all are busy
         self.memory_limit = memory_limit
         self.wall_clock = wall_clock
         self._idle: queue.LifoQueue[WorkerProcess] = queue.LifoQueue()
         self._all: list[WorkerProcess] = []
+        self._lock = threading.Lock()
         self.respawns = 0
 
     def _spawn(self) -> WorkerProcess:
         worker = WorkerProcess(self.memory_limit)
-        self._all.append(worker)
+        with self._lock:
+            self._all.append(worker)
         return worker
 
-    def _acquire(self) -> WorkerProcess:
+    def _acquire(self, timeout: float) -> WorkerProcess | None:
         try:
             worker = self._idle.get_nowait()
         except queue.Empty:
-            live = [w for w in self._all if w.alive()]
-            worker = self._spawn() if len(live) < self.size else self._idle.get()
+            with self._lock:
+                room = len(self._all) < self.max_size
+                if room:  # reserve the place before starting the process, outside the lock
+                    self._all.append(placeholder := _Starting())
+            if room:
+                try:
+                    worker = WorkerProcess(self.memory_limit)
+                finally:
+                    with self._lock:
+                        self._all.remove(placeholder)
+                with self._lock:
+                    self._all.append(worker)
+            else:
+                try:
+                    worker = self._idle.get(timeout=max(timeout, 0.001))
+                except queue.Empty:
+                    return None
         if not worker.alive():
             self._discard(worker)
             self.respawns += 1
             worker = self._spawn()
         return worker
 
+    def _release(self, worker: WorkerProcess) -> None:
+        with self._lock:
+            surplus = self._idle.qsize() >= self.size
+        if surplus:  # started for a busy moment: not kept once the moment has passed
+            self._discard(worker)
+        else:
+            self._idle.put(worker)
+
     def _discard(self, worker: WorkerProcess) -> None:
         worker.kill()
-        if worker in self._all:
-            self._all.remove(worker)
+        with self._lock:
+            if worker in self._all:
+                self._all.remove(worker)
 
-    def request(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """Send one request; retry once on a fresh worker if the first one dies."""
+    def request(self, payload: dict[str, Any], timeout: float | None = None,
+                extra: bytes | None = None) -> dict[str, Any]:
+        """Send one request and wait at most ``timeout`` seconds (the pool's wall clock by
+        default) for its answer, all attempts included. ``extra`` is a second line sent
+        as is (the game view, already JSON). A timeout is final; a crash is retried once
+        on a fresh worker while time remains."""
+        deadline = time.monotonic() + (self.wall_clock if timeout is None else timeout)
         last_error = ""
         for _attempt in range(2):
-            worker = self._acquire()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            worker = self._acquire(remaining)
+            if worker is None:
+                return {"died": "no sandbox worker became free in time (the server is busy)"}
             try:
-                answer = worker.ask(payload, self.wall_clock)
+                answer = worker.ask(payload, deadline - time.monotonic(), extra)
             except WorkerDied as died:
                 last_error = str(died)
                 self._discard(worker)
                 self.respawns += 1
+                if died.timed_out:
+                    return {"died": last_error, "timed_out": True}
                 continue
-            self._idle.put(worker)
+            self._release(worker)
             return answer
-        return {"died": last_error}
+        return {"died": last_error or "wall-clock limit exceeded before the call could run",
+                "timed_out": not last_error}
 
     def pids(self) -> list[int]:
-        return [w.pid for w in self._all if w.alive()]
+        with self._lock:
+            return [w.pid for w in self._all if isinstance(w, WorkerProcess) and w.alive()]
 
     def close(self) -> None:
-        for worker in list(self._all):
+        with self._lock:
+            workers = [w for w in self._all if isinstance(w, WorkerProcess)]
+        for worker in workers:
             self._discard(worker)
+
+
+class _Starting:
+    """Holds a worker's place in the pool while its process starts."""

@@ -1,10 +1,15 @@
 """A sandbox worker: a separate process that runs rule code and nothing else.
 
 Started by :mod:`scriba.rulecode.pool` with an address-space limit. It reads one JSON
-request per line on stdin and writes one JSON answer per line on stdout. Compiled rule
-modules are cached by the hash of their code. Every hook call has a step budget counted
-in ``check_cancelled`` polls, which arrive after a fixed amount of work, so a runaway
-loop stops at the same point on every run.
+request per line on stdin (a request with ``"view": true`` is followed by a second line,
+the game view's JSON as is) and writes one JSON answer per line on stdout. Compiled rule
+modules are cached by the hash of their code.
+
+Budgets: every hook call has a step budget counted in ``check_cancelled`` polls, which
+arrive after a fixed amount of work, so a runaway loop stops at the same point on every
+run; a request also carries ``steps``, the polls left to the whole command, and
+``seconds``, its wall-clock time left, checked at each poll. The answer says how many
+polls it used (``polls``).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import os
 import re
 import resource
 import sys
+import time
 from collections import OrderedDict
 from typing import Any
 
@@ -28,6 +34,11 @@ _MAX_TRANSFORM_DEPTH = 8
 
 class BudgetExceeded(Exception):
     pass
+
+
+WALL_CLOCK_TEXT = "wall-clock limit exceeded (the rule's code ran too long and was stopped)"
+COMMAND_STEPS_TEXT = ("step budget of the command exceeded (the rules' code together ran "
+                      "too long and was stopped)")
 
 
 def code_hash(code: str) -> str:
@@ -49,6 +60,9 @@ class Sandbox:
         self.dialect.enable_f_strings = True
         self.polls = 0
         self.budget = 0
+        self.deadline = math.inf  # time.monotonic() past which any call is stopped
+        self.why = ""  # which limit stopped the last call
+        self.steps_left = math.inf  # polls left to the whole command
         self.order: list[tuple[str, str]] = []
         self.view_json = "{}"
         self.depth = 0
@@ -56,7 +70,25 @@ class Sandbox:
     # --- budget ------------------------------------------------------------------------
     def _cancelled(self) -> bool:
         self.polls += 1
-        return self.polls > self.budget
+        if self.polls > self.budget:
+            self.why = ""
+            return True
+        if self.polls > self.steps_left:
+            self.why = COMMAND_STEPS_TEXT
+            return True
+        if self.polls & 7 == 0 and time.monotonic() > self.deadline:
+            self.why = WALL_CLOCK_TEXT
+            return True
+        return False
+
+    def start_call(self) -> None:
+        self.polls = 0
+        self.why = ""
+
+    def end_call(self) -> int:
+        used, self.polls = self.polls, 0
+        self.steps_left -= used
+        return used
 
     def _options(self) -> sl.EvalOptions:
         return sl.EvalOptions(check_cancelled=self._cancelled, max_callstack_size=200)
@@ -127,8 +159,10 @@ def _dispatcher(hooks: list[str]) -> str:
             f"{branches}    fail('no hook ' + hook)\n")
 
 
-def _error_text(exc: BaseException) -> str:
+def _error_text(exc: BaseException, why: str = "") -> str:
     text = str(exc).strip()
+    if "Evaluation cancelled" in text and why:
+        return why
     if "Evaluation cancelled" in text:
         return "step budget exceeded (the rule's code ran too long and was stopped)"
     if type(exc).__name__ == "PanicException" or isinstance(exc, MemoryError):
@@ -151,27 +185,40 @@ class Worker:
     def __init__(self) -> None:
         self.box = Sandbox()
         self.poisoned = False  # after an out-of-memory panic the process is not trusted
+        self.used = 0  # polls used by the current request
 
-    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+    def handle(self, request: dict[str, Any], view_json: str | None = None) -> dict[str, Any]:
+        answer = self._handle(request, view_json)
+        answer["polls"] = self.used
+        return answer
+
+    def _handle(self, request: dict[str, Any], view_json: str | None) -> dict[str, Any]:
         op = request.get("op")
-        self.box.budget = int(request.get("budget", 2000))
+        box = self.box
+        box.budget = int(request.get("budget", 2000))
+        box.steps_left = float(request.get("steps", math.inf))
+        seconds = request.get("seconds")
+        box.deadline = math.inf if seconds is None else time.monotonic() + float(seconds)
+        self.used = 0
         if op == "ping":
             return {"ok": True, "pid": os.getpid()}
         if op == "inspect":
             return self.inspect(request["code"])
-        missing = [h for _, h in request["order"] if h not in self.box.modules]
+        missing = [h for _, h in request["order"] if h not in box.modules]
         codes = request.get("codes") or {}
         for digest in missing:
             if digest not in codes:
                 return {"missing": missing}
-            self.box.polls = 0
+            box.start_call()
             try:
-                self.box.compile(codes[digest])
+                box.compile(codes[digest])
             except BaseException as exc:  # noqa: BLE001 - includes Rust panics on OOM
                 self._note_panic(exc)
-                return {"missing": [], "compile_error": _error_text(exc)}
-        self.box.order = [(rid, h) for rid, h in request["order"]]
-        self.box.view_json = request["view_json"]
+                return {"missing": [], "compile_error": _error_text(exc, box.why)}
+            finally:
+                self.used += box.end_call()
+        box.order = [(rid, h) for rid, h in request["order"]]
+        box.view_json = view_json if view_json is not None else request.get("view_json", "{}")
         if op == "call":
             return {"results": self.call(request)}
         if op == "transform":
@@ -183,56 +230,67 @@ class Worker:
             self.poisoned = True
 
     def inspect(self, code: str) -> dict[str, Any]:
-        self.box.polls = 0
+        box = self.box
+        box.start_call()
         try:
             digest = code_hash(code)
-            module = self.box.compile(code)
+            module = box.compile(code)
         except BaseException as exc:  # noqa: BLE001
             self._note_panic(exc)
-            return {"error": _error_text(exc)}
-        hooks = self.box.hooks_of(digest)
+            return {"error": _error_text(exc, box.why)}
+        finally:
+            self.used += box.end_call()
+        hooks = box.hooks_of(digest)
         declarations: dict[str, Any] = {}
         for hook in DECLARATION_HOOKS:
             if hook in hooks:
-                self.box.polls = 0
+                box.start_call()
                 try:
-                    declarations[hook] = _plain(self.box.call(module, hook))
+                    declarations[hook] = _plain(box.call(module, hook))
                 except BaseException as exc:  # noqa: BLE001
                     self._note_panic(exc)
-                    return {"error": f"{hook}(): {_error_text(exc)}"}
+                    return {"error": f"{hook}(): {_error_text(exc, box.why)}"}
+                finally:
+                    self.used += box.end_call()
         return {"hooks": hooks, "declarations": declarations}
 
     def call(self, request: dict[str, Any]) -> list[list[Any]]:
-        digests = dict(self.box.order)
+        box = self.box
+        digests = dict(box.order)
         results = []
         for rule_id in request["targets"]:
-            self.box.polls = 0
-            self.box.depth = 0
+            box.start_call()
+            box.depth = 0
             try:
-                module = self.box.modules[digests[rule_id]]
-                value = _plain(self.box.call_with_view(module, request["hook"], rule_id,
-                                                       request["args"]))
+                module = box.modules[digests[rule_id]]
+                value = _plain(box.call_with_view(module, request["hook"], rule_id,
+                                                  request["args"]))
                 results.append([rule_id, value, None])
             except BaseException as exc:  # noqa: BLE001
                 self._note_panic(exc)
-                results.append([rule_id, None, _error_text(exc)])
+                results.append([rule_id, None, _error_text(exc, box.why)])
+            finally:
+                self.used += box.end_call()
         return results
 
     def transform(self, request: dict[str, Any]) -> dict[str, Any]:
+        box = self.box
         value = request["value"]
         aborts = []
         hook = f"transform_{request['name']}"
-        for rule_id, digest in self.box.order:
-            if hook not in self.box.hooks_of(digest):
+        for rule_id, digest in box.order:
+            if hook not in box.hooks_of(digest):
                 continue
-            self.box.polls = 0
-            self.box.depth = 0
+            box.start_call()
+            box.depth = 0
             try:
-                value = _plain(self.box.call_with_view(self.box.modules[digest], hook, rule_id,
-                                                       [value, request.get("context")]))
+                value = _plain(box.call_with_view(box.modules[digest], hook, rule_id,
+                                                  [value, request.get("context")]))
             except BaseException as exc:  # noqa: BLE001
                 self._note_panic(exc)
-                aborts.append([rule_id, _error_text(exc)])
+                aborts.append([rule_id, _error_text(exc, box.why)])
+            finally:
+                self.used += box.end_call()
         return {"value": value, "aborts": aborts}
 
 
@@ -250,7 +308,10 @@ def main() -> None:
     out = sys.stdout.buffer
     for line in requests:
         try:
-            answer = worker.handle(json.loads(line))
+            request = json.loads(line)
+            # The view follows on its own line, as JSON: never JSON inside a JSON string.
+            view = requests.readline().decode() if request.get("view") else None
+            answer = worker.handle(request, view)
         except BaseException as exc:  # noqa: BLE001 - the worker must answer, whatever happened
             worker._note_panic(exc)
             answer = {"fatal": _error_text(exc)}
