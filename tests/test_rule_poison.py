@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from scriba.kernel.limits import (MAX_EFFECTS_PER_CALL, MAX_EVENTS_PER_COMMAND,
-                                  MAX_REACTION_DEPTH, MAX_VALUE_DEPTH)
+from scriba.kernel.limits import (
+    MAX_EFFECTS_PER_CALL,
+    MAX_EVENTS_PER_COMMAND,
+    MAX_REACTION_DEPTH,
+    MAX_VALUE_DEPTH,
+)
 from scriba.service.service import Service
 
 PLAYERS = ["Anna", "Bruno", "Carla"]
