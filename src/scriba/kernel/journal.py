@@ -84,6 +84,9 @@ def trial(state: GameState) -> Iterator[GameState]:
     journal = journal_of(state)
     outermost = journal is None
     if outermost:
+        # Indexes the fold keeps are built before any change, so that they describe the
+        # state the trial returns to and outlive it.
+        state.open_proposals()
         journal = Journal()
         state.__dict__["_journal"] = journal
     assert journal is not None

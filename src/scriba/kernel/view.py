@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from scriba.kernel.changes import revision
+from scriba.kernel.changes import REVISING
 from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import to_ts
 
@@ -31,7 +31,10 @@ def build_view(state: GameState, order: list[str], now: str | None = None,
     now = now or state.time
     if with_text is None:
         with_text = state.settings.get("view_rule_text", True)
-    proposals = {number: _proposal_view(state.proposals[number])
+    # A ruleset whose rules never read old proposals' texts leaves them out (they are
+    # most of the view's weight in a game with long proposals).
+    resolved_text = state.settings.get("view_proposal_text", True)
+    proposals = {number: _proposal_view(state.proposals[number], resolved_text)
                  for number in _visible_proposals(state)}
     return {
         "game_id": state.game_id,
@@ -77,15 +80,32 @@ def _visible_proposals(state: GameState) -> list[str]:
     return [n for n in state.open_proposals() if n not in in_tail] + tail
 
 
-def _proposal_view(p: dict[str, Any]) -> dict[str, Any]:
+def _proposal_view(p: dict[str, Any], with_text: bool) -> dict[str, Any]:
     if p["status"] == "open":
         return p
-    return {k: v for k, v in p.items() if k != "changes"}
+    return {k: v for k, v in p.items() if k != "changes" and (with_text or k != "text")}
+
+
+# id(history) -> (history, entries counted, revisions among them): a rule's history only
+# grows (or, when a trial is undone, shrinks back), so its revision is counted once and
+# then only for the entries added since, instead of on every view.
+_REVISIONS: dict[int, tuple[list[Any], int, int]] = {}
+
+
+def _revision(history: list[dict[str, Any]]) -> int:
+    known = _REVISIONS.get(id(history))
+    if known is None or known[0] is not history or known[1] > len(history):
+        known = (history, 0, 0)
+    count = known[2] + sum(1 for entry in history[known[1]:] if entry["change"] in REVISING)
+    if len(_REVISIONS) > 20000:
+        _REVISIONS.clear()
+    _REVISIONS[id(history)] = (history, len(history), count)
+    return count
 
 
 def _rule_view(rule: dict[str, Any], with_text: bool) -> dict[str, Any]:
     view = {"id": rule["id"], "title": rule["title"], "attributes": rule["attributes"],
-            "revision": revision(rule), "has_code": bool(rule["code"])}
+            "revision": _revision(rule["history"]), "has_code": bool(rule["code"])}
     if with_text:  # a ruleset with very long rule texts may leave them out to stay fast
         view["text"] = rule["text"]
         view["history"] = rule["history"]
