@@ -244,4 +244,5 @@ def test_a_player_cannot_send_a_deeply_nested_argument(service, game):
     outcome = service.perform(game, author, "propose", {"changes": [
         {"enact": {"title": "Deep", "text": "x", "attributes": {"deep": value}}}]})
     assert not outcome.accepted
-    assert "nested more than" in outcome.message
+    assert outcome.message == ("'propose': an argument is nested more than "
+                               f"{MAX_VALUE_DEPTH} levels deep.")

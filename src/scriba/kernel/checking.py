@@ -53,10 +53,9 @@ def check_args(rules: RulesInForce, state: GameState, action_name: str, raw: dic
         raise Refused("unknown_argument", action=action_name, argument=", ".join(unknown),
                       expected=", ".join(params) or "-")
     try:  # arguments are stored with the command: they must not poison the log
-        check_value(args, "the arguments")
+        check_value(args, "an argument")
     except BadValue as bad:
-        raise Refused("bad_argument", action=action_name, argument=", ".join(args),
-                      expected=str(bad), value="…") from None
+        raise Refused("argument_not_plain", action=action_name, reason=str(bad)) from None
     for name, type_ in params.items():
         optional = type_.endswith("?")
         type_ = type_.rstrip("?")

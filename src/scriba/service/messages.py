@@ -25,6 +25,7 @@ MESSAGES: dict[str, str] = {
     "unknown_argument": "'{action}' does not take {argument} (it takes: {expected}).",
     "missing_argument": "'{action}' needs {argument}.",
     "bad_argument": "'{action}': {argument} must be {expected}, not {value}.",
+    "argument_not_plain": "'{action}': {reason}.",
     "unknown_player": "There is no player named {player}.",
     "unknown_proposal": "There is no proposal {proposal}.",
     "proposal_closed": "Proposal {proposal} is closed ({status}): no more votes.",
