@@ -17,6 +17,9 @@ class CodeInfo:
     hooks: frozenset[str] = frozenset()
     declarations: dict[str, Any] = field(default_factory=dict)
     error: str | None = None  # set when the code does not compile, with line and reason
+    # The error says nothing about the code (a worker died, the server was too busy):
+    # never cached, asked again next time.
+    transient: bool = False
 
 
 @dataclass

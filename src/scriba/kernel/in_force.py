@@ -35,6 +35,8 @@ class RulesInForce:
                 problem = declaration_error(info.declarations)
                 if problem:
                     info = CodeInfo(error=problem)
+            if info.transient:
+                return info
             if len(self._infos) > 4096:
                 self._infos.clear()
             self._infos[code] = info
@@ -43,10 +45,13 @@ class RulesInForce:
     def _cache(self, state: GameState) -> dict[str, Any]:
         version = rules_version(state)
         cache = self._by_version.get(version)
-        if cache is None:
+        if cache is None or cache.get("transient"):  # computed while a worker failed
             cache = self._by_version[version] = {}
             while len(self._by_version) > _CACHED_VERSIONS:
-                self._by_version.popitem(last=False)
+                try:  # another thread may be trimming too
+                    self._by_version.popitem(last=False)
+                except KeyError:
+                    break
         return cache
 
     def coded_rules(self, state: GameState, aborts: list[Event] | None = None) -> list[RuleRef]:
@@ -58,13 +63,19 @@ class RulesInForce:
                               if state.rules[rid]["code"]]
         return cache["coded"]
 
+    def _code_info(self, cache: dict[str, Any], code: str) -> CodeInfo:
+        info = self.info(code)
+        if info.transient:
+            cache["transient"] = True
+        return info
+
     def hooked(self, state: GameState, hook: str) -> list[str]:
         """Ids of the rules in force whose code defines ``hook``, in precedence order."""
         cache = self._cache(state)
         hooks = cache.setdefault("hooks", {})
         if hook not in hooks:
             hooks[hook] = [rid for rid, code in self.coded_rules(state)
-                           if hook in self.info(code).hooks]
+                           if hook in self._code_info(cache, code).hooks]
         return hooks[hook]
 
     def precedence(self, state: GameState, aborts: list[Event] | None = None) -> list[str]:
@@ -75,7 +86,8 @@ class RulesInForce:
             in_force = sorted((r["id"] for r in state.rules_in_force()), key=natural_key)
             deciders = [(rid, state.rules[rid]["code"]) for rid in in_force
                         if state.rules[rid]["code"] and
-                        "transform_rule_order" in self.info(state.rules[rid]["code"]).hooks]
+                        "transform_rule_order" in
+                        self._code_info(cache, state.rules[rid]["code"]).hooks]
             order = in_force
             if deciders:
                 view = build_view(state, in_force)
@@ -91,15 +103,15 @@ class RulesInForce:
     def declarations(self, state: GameState) -> Declarations:
         cache = self._cache(state)
         if "declarations" not in cache:
-            cache["declarations"] = self._declarations(state)
+            cache["declarations"] = self._declarations(state, cache)
         return cache["declarations"]
 
-    def _declarations(self, state: GameState) -> Declarations:
+    def _declarations(self, state: GameState, cache: dict[str, Any]) -> Declarations:
         actions: dict[str, dict[str, Any]] = {}
         variables: dict[tuple[str, str], dict[str, Any]] = {}
         offices: dict[str, dict[str, Any]] = {}
         for rule_id, code in self.coded_rules(state):
-            info = self.info(code)
+            info = self._code_info(cache, code)
             if info.error:  # enacted by a rule's own change_rules: it declares nothing
                 continue
             declared = info.declarations

@@ -80,16 +80,20 @@ class SandboxHost:
                                     "seconds": seconds}, timeout=seconds + _GRACE)
         if "died" in answer or "fatal" in answer:
             # Not cached: a killed worker says nothing about the code itself.
-            return CodeInfo(error=answer.get("died") or answer.get("fatal"))
+            return CodeInfo(error=answer.get("died") or answer.get("fatal"), transient=True)
         if "error" in answer:
             info = CodeInfo(error=answer["error"])
         else:
             info = CodeInfo(hooks=frozenset(answer["hooks"]),
                             declarations=answer["declarations"])
-        if not (info.error and WALL_CLOCK_TEXT in info.error):  # time depends on the load
-            self._info[digest] = info
+        if info.error and WALL_CLOCK_TEXT in info.error:  # time depends on the load
+            return CodeInfo(error=info.error, transient=True)
+        self._info[digest] = info
         while len(self._info) > 4096:
-            self._info.popitem(last=False)
+            try:  # another thread may be trimming too
+                self._info.popitem(last=False)
+            except KeyError:
+                break
         return info
 
     def _ask(self, order: list[RuleRef], payload: dict[str, Any],
