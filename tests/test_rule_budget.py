@@ -35,7 +35,7 @@ def test_a_slow_rule_is_stopped_once_by_the_wall_clock_never_retried(slow_host):
         [result] = slow_host.call([("1", LOOP)], ["1"], "check", VIEW, [{}])
     elapsed = time.monotonic() - started
     assert "wall-clock limit exceeded" in result.error
-    assert 0.9 < elapsed < 1.7  # once: not twice the limit
+    assert 0.9 < elapsed < 1.9  # once: not twice the limit
     assert slow_host.pool.respawns == 0  # stopped by the worker itself, which lives on
 
 
@@ -73,6 +73,7 @@ def test_all_the_rules_of_a_command_share_one_step_budget():
 
 
 def test_a_caller_never_waits_behind_another_callers_slow_call(slow_host):
+    slow_host.command_seconds = 3.0
     slow_host.call([("1", FAST)], ["1"], "check", VIEW, [{}])
     finished: dict[str, float] = {}
 
@@ -91,7 +92,7 @@ def test_a_caller_never_waits_behind_another_callers_slow_call(slow_host):
     thread.join()
     assert result.error is None
     assert finished["fast"] < finished["slow"]  # answered while the slow one still ran
-    assert finished["fast"] - started < 0.9
+    assert finished["fast"] - started < 2.0  # a worker started for it, not a wait of 3 s
 
 
 SLOW_CHECK = ("def check(game, command):\n    n = 0\n"
@@ -100,7 +101,7 @@ SLOW_CHECK = ("def check(game, command):\n    n = 0\n"
 
 def test_a_slow_rule_in_one_game_does_not_delay_another_games_commands(tmp_path: Path):
     host = SandboxHost(WorkerPool(size=1, wall_clock=5), budget=10 ** 12,
-                       command_steps=10 ** 12, command_seconds=2.0)
+                       command_steps=10 ** 12, command_seconds=4.0)
     service = Service(f"sqlite:///{tmp_path / 'games.db'}", host=host)
     try:
         for game in ("template", "normal"):
@@ -129,7 +130,7 @@ def test_a_slow_rule_in_one_game_does_not_delay_another_games_commands(tmp_path:
         thread.join()
         assert outcome.accepted, outcome.message
         assert finished["normal"] < finished["slow"]
-        assert finished["normal"] - started < 1.5
+        assert finished["normal"] - started < 3.0  # not the 4 s of its neighbour
         aborted = [e for e in service.log(slow.game_id) if e["type"] == "rule_code_aborted"]
         assert aborted and "wall-clock limit exceeded" in aborted[-1]["payload"]["reason"]
     finally:
