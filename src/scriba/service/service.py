@@ -233,7 +233,7 @@ class Service:
                 self.store.mark_inbound(row["id"], "refused", f"There is no game {game_id!r}.")
                 continue
             outcomes.append(self._decide_inbound(game_id, row["id"], command, row["raw"],
-                                                 row["request_id"], repeated=False))
+                                                 row["request_id"]))
         return outcomes
 
     # --- the write path ---------------------------------------------------------------
@@ -245,16 +245,19 @@ class Service:
         if raw is None:
             raw = json.dumps({k: v for k, v in stored.items() if k not in ("op", "at")},
                              ensure_ascii=False)
-        inbound_id, created = self.store.receive(channel, raw, game_id, request_id, stored)
-        if not created:
-            row = self.store.inbound_row(inbound_id)
-            if row is not None and row["status"] != "received":
-                return self._repeat(game_id, row)
-        return self._decide_inbound(game_id, inbound_id, command, raw, request_id,
-                                    repeated=not created)
+        # One turn of the game's lock (and SQLite's writer turn) covers keeping the input
+        # and deciding it: the input is committed first, yet writers queue only once.
+        with self._lock(game_id), self.store.exclusive():
+            inbound_id, created = self.store.receive(channel, raw, game_id, request_id,
+                                                     stored)
+            if not created:
+                row = self.store.inbound_row(inbound_id)
+                if row is not None and row["status"] != "received":
+                    return self._repeat(game_id, row)
+            return self._decide_inbound(game_id, inbound_id, command, raw, request_id)
 
     def _decide_inbound(self, game_id: str, inbound_id: int, command: dict[str, Any],
-                        raw: str, request_id: str | None, repeated: bool) -> Outcome:
+                        raw: str, request_id: str | None) -> Outcome:
         decide = self._decider(command, raw)
         at = command.get("at")
         try:

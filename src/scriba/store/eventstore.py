@@ -11,7 +11,10 @@ here: a store on an old schema refuses to start and says how to upgrade.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -20,7 +23,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from scriba.store.database import check_schema, make_engine
+from scriba.store.database import check_schema, is_memory, make_engine
 from scriba.store.schema import events as events_t
 from scriba.store.schema import games as games_t
 from scriba.store.schema import inbound as inbound_t
@@ -119,15 +122,46 @@ class EventStore:
         self.url = url
         self.engine = make_engine(url)
         self.dialect = self.engine.dialect.name
+        database = self.engine.url.database
+        self._lock_path = (f"{database}.writer-lock" if self.dialect == "sqlite"
+                           and not is_memory(url) and database else None)
+        self._held = threading.local()
         check_schema(self.engine)
 
     @contextmanager
     def _begin(self, write: bool = False) -> Iterator[Connection]:
-        with self.engine.connect() as connection:
+        with self.exclusive() if write else contextlib.nullcontext(), \
+                self.engine.connect() as connection:
             if write and self.dialect == "sqlite":
                 connection.execution_options(sqlite_begin="IMMEDIATE")
             with connection.begin():
                 yield connection
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold SQLite's writer turn across several write transactions (re-entrant per
+        thread), e.g. keeping an input and then deciding it; a no-op on PostgreSQL.
+
+        SQLite has one writer per file, and its busy handler polls with sleeps of up to
+        100 ms, so writers queued on it leave the lock idle; a blocking ``flock`` on a side
+        file hands the turn to the next writer as soon as it is free. ``BEGIN IMMEDIATE``
+        and the busy timeout still guard against writers that do not take it.
+        """
+        if self._lock_path is None or getattr(self._held, "depth", 0):
+            self._held.depth = getattr(self._held, "depth", 0) + 1
+            try:
+                yield
+            finally:
+                self._held.depth -= 1
+            return
+        with open(self._lock_path, "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            self._held.depth = 1
+            try:
+                yield
+            finally:
+                self._held.depth = 0
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     # --- the command path -------------------------------------------------------------
     @contextmanager
