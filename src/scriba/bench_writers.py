@@ -22,8 +22,10 @@ def _voter(index: int) -> str:
     return f"Voter{index}"
 
 
-def setup_game(db_url: str, processes: int, game_id: str | None = None) -> tuple[str, int]:
-    """An Agora game with one voter per process and ``PROPOSALS`` distributed proposals."""
+def setup_game(db_url: str, processes: int, game_id: str | None = None,
+               proposals: int = PROPOSALS) -> tuple[str, int]:
+    """An Agora game with one voter per process and ``proposals`` distributed proposals,
+    numbered 9001…; returns the game's id and its last seq."""
     from scriba.service.service import Service
 
     service = Service(db_url)
@@ -33,7 +35,7 @@ def setup_game(db_url: str, processes: int, game_id: str | None = None) -> tuple
         service.create_game("agora", game_id=game_id, start=START,
                             players=["Officer", *voters],
                             offices={"Assessor": "Officer", "Promotor": "Officer"})
-        for number in range(1, PROPOSALS + 1):
+        for number in range(1, proposals + 1):
             outcome = service.perform(game_id, "Officer", "submit", {
                 "title": f"Proposal {number}", "text": "Amend the rules. " * 20,
                 "ai": "1.0", "number": 9000 + number,
@@ -47,8 +49,8 @@ def setup_game(db_url: str, processes: int, game_id: str | None = None) -> tuple
         service.close()
 
 
-def _worker(db_url: str, game_id: str, index: int, seconds: float, start: Any,
-            results: Any) -> None:
+def _worker(db_url: str, game_id: str, index: int, seconds: float, proposals: int,
+            start: Any, results: Any) -> None:
     from scriba.service.service import Service
 
     service = Service(db_url)
@@ -63,7 +65,7 @@ def _worker(db_url: str, game_id: str, index: int, seconds: float, start: Any,
             try:
                 outcome = service.perform(
                     game_id, _voter(index), "vote",
-                    {"proposal": 9001 + (index + n) % PROPOSALS,
+                    {"proposal": 9001 + (index + n) % proposals,
                      "choice": ("FOR", "AGAINST", "PRESENT")[n % 3]},
                     request_id=f"w{index}-{n}")
             except Exception:  # noqa: BLE001 - counted: the benchmark reports failures
@@ -78,7 +80,8 @@ def _worker(db_url: str, game_id: str, index: int, seconds: float, start: Any,
         service.close()
 
 
-def writers_benchmark(db_url: str, processes: int, seconds: float) -> dict[str, Any]:
+def writers_benchmark(db_url: str, processes: int, seconds: float,
+                      proposals: int = PROPOSALS) -> dict[str, Any]:
     """Votes per second with ``processes`` writers on one game, and the correctness facts.
 
     ``acknowledged_events`` counts the events of every answered command; it must equal
@@ -86,12 +89,12 @@ def writers_benchmark(db_url: str, processes: int, seconds: float) -> dict[str, 
     """
     from scriba.service.service import Service
 
-    game_id, setup_seq = setup_game(db_url, processes)
+    game_id, setup_seq = setup_game(db_url, processes, proposals=proposals)
     context = multiprocessing.get_context("spawn")
     start = context.Barrier(processes + 1)
     results = context.Queue()
     workers = [context.Process(target=_worker,
-                               args=(db_url, game_id, i, seconds, start, results))
+                               args=(db_url, game_id, i, seconds, proposals, start, results))
                for i in range(processes)]
     for worker in workers:
         worker.start()
@@ -121,3 +124,23 @@ def writers_benchmark(db_url: str, processes: int, seconds: float) -> dict[str, 
             "failed": totals["failed"], "undecided_inbound": undecided,
             "acknowledged_events": totals["events"], "stored_events": stored,
             "game_id": game_id}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m scriba.bench_writers [DB_URL] [SECONDS]``: 1 writer, then 8, as JSON."""
+    import json
+    import sys
+    import tempfile
+
+    args = sys.argv[1:] if argv is None else argv
+    url = args[0] if args else f"sqlite:///{tempfile.mkdtemp(prefix='scriba-writers-')}/w.db"
+    seconds = float(args[1]) if len(args) > 1 else 4.0
+    from scriba.store import migrate
+
+    migrate(url)
+    figures = {f"writers{n}": writers_benchmark(url, n, seconds) for n in (1, 8)}
+    print(json.dumps(figures, indent=1))
+
+
+if __name__ == "__main__":
+    main()
