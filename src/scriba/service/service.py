@@ -60,6 +60,15 @@ def default_db_url() -> str:
     return os.environ.get("SCRIBA_DB", DEFAULT_DB)
 
 
+def migrate_database(db_url: str | None = None) -> str:
+    """Create or upgrade the database's schema to the newest revision (``scriba db
+    upgrade``, and every server/CLI start); returns that revision. Interfaces call this,
+    not the store. A :class:`Service` on an older schema refuses to start."""
+    from scriba.store import migrate
+
+    return migrate(db_url or default_db_url())
+
+
 @dataclass
 class Outcome:
     accepted: bool

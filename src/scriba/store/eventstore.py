@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from scriba.store.database import check_schema, is_memory, make_engine
@@ -34,6 +34,26 @@ _EVENT_COLUMNS = (events_t.c.seq, events_t.c.type, events_t.c.time, events_t.c.a
 _INBOUND_COLUMNS = (inbound_t.c.id, inbound_t.c.game_id, inbound_t.c.channel,
                     inbound_t.c.raw, inbound_t.c.status, inbound_t.c.result,
                     inbound_t.c.request_id, inbound_t.c.command, inbound_t.c.outcome)
+
+
+# The command path's statements, built once: building a statement costs more than
+# running it on SQLite (SQLAlchemy caches the compiled form; these skip the construction).
+_GAME_ROW = select(games_t.c.id).where(games_t.c.id == bindparam("game_id"))
+_GAME_ROW_LOCKED = _GAME_ROW.with_for_update()
+_EVENTS_AFTER = (select(*_EVENT_COLUMNS)
+                 .where(events_t.c.game_id == bindparam("game_id"),
+                        events_t.c.seq > bindparam("after"))
+                 .order_by(events_t.c.seq))
+_INSERT_EVENTS = events_t.insert()
+_INBOUND_BY_ID = select(*_INBOUND_COLUMNS).where(inbound_t.c.id == bindparam("inbound_id"))
+_DECIDE_INBOUND = (update(inbound_t).where(inbound_t.c.id == bindparam("inbound_id"))
+                   .values(status=bindparam("b_status"), result=bindparam("b_result"),
+                           outcome=bindparam("b_outcome"),
+                           decided_at=bindparam("b_decided_at")))
+_INSERT_INBOUND = inbound_t.insert()
+_FIND_REQUEST = select(*_INBOUND_COLUMNS).where(
+    inbound_t.c.game_id == bindparam("game_id"),
+    inbound_t.c.request_id == bindparam("request_id"))
 
 
 class Conflict(Exception):
@@ -78,24 +98,21 @@ class GameWrite:
         self.game_id = game_id
 
     def events_after(self, seq: int) -> list[dict[str, Any]]:
-        query = (select(*_EVENT_COLUMNS)
-                 .where(events_t.c.game_id == self.game_id, events_t.c.seq > seq)
-                 .order_by(events_t.c.seq))
-        return [_event(row) for row in self.connection.execute(query)]
+        rows = self.connection.execute(_EVENTS_AFTER, {"game_id": self.game_id, "after": seq})
+        return [_event(row) for row in rows]
 
     def latest_snapshot(self) -> tuple[int, dict[str, Any]] | None:
         return _latest_snapshot(self.connection, self.game_id)
 
     def inbound(self, inbound_id: int) -> dict[str, Any] | None:
-        row = self.connection.execute(
-            select(*_INBOUND_COLUMNS).where(inbound_t.c.id == inbound_id)).first()
+        row = self.connection.execute(_INBOUND_BY_ID, {"inbound_id": inbound_id}).first()
         return _inbound(row) if row else None
 
     def append(self, events: list[dict[str, Any]]) -> None:
         if not events:
             return
         try:  # on failure the whole transaction is rolled back by the caller's block
-            self.connection.execute(events_t.insert(), [
+            self.connection.execute(_INSERT_EVENTS, [
                 {"game_id": self.game_id, "seq": e["seq"], "type": e["type"],
                  "time": e["time"], "actor": e["actor"], "payload": e["payload"]}
                 for e in events])
@@ -104,10 +121,9 @@ class GameWrite:
 
     def decide(self, inbound_id: int, status: str, message: str,
                outcome: dict[str, Any]) -> None:
-        self.connection.execute(
-            update(inbound_t).where(inbound_t.c.id == inbound_id)
-            .values(status=status, result=message, outcome=outcome,
-                    decided_at=datetime.now(UTC)))
+        self.connection.execute(_DECIDE_INBOUND, {
+            "inbound_id": inbound_id, "b_status": status, "b_result": message,
+            "b_outcome": outcome, "b_decided_at": datetime.now(UTC)})
 
 
 def _latest_snapshot(connection: Connection, game_id: str) -> tuple[int, dict[str, Any]] | None:
@@ -171,10 +187,8 @@ class EventStore:
         Waits (never fails) while another process or thread holds the lock.
         """
         with self._begin(write=True) as connection:
-            query = select(games_t.c.id).where(games_t.c.id == game_id)
-            if self.dialect == "postgresql":
-                query = query.with_for_update()
-            if connection.execute(query).first() is None:
+            query = _GAME_ROW_LOCKED if self.dialect == "postgresql" else _GAME_ROW
+            if connection.execute(query, {"game_id": game_id}).first() is None:
                 raise unknown_game(game_id)
             yield GameWrite(connection, game_id)
 
@@ -193,8 +207,7 @@ class EventStore:
 
     @staticmethod
     def _has_game(connection: Connection, game_id: str) -> bool:
-        return connection.execute(
-            select(games_t.c.id).where(games_t.c.id == game_id)).first() is not None
+        return connection.execute(_GAME_ROW, {"game_id": game_id}).first() is not None
 
     def has_game(self, game_id: str) -> bool:
         with self._begin() as connection:
@@ -277,7 +290,7 @@ class EventStore:
                   "request_id": request_id, "command": command}
         try:
             with self._begin(write=True) as connection:
-                result = connection.execute(inbound_t.insert().values(**values))
+                result = connection.execute(_INSERT_INBOUND, values)
                 return int(result.inserted_primary_key[0]), True
         except IntegrityError:
             row = self.find_request(game_id, request_id) if request_id is not None else None
@@ -290,8 +303,8 @@ class EventStore:
 
     def find_request(self, game_id: str | None, request_id: str) -> dict[str, Any] | None:
         with self._begin() as connection:
-            row = connection.execute(select(*_INBOUND_COLUMNS).where(
-                inbound_t.c.game_id == game_id, inbound_t.c.request_id == request_id)).first()
+            row = connection.execute(
+                _FIND_REQUEST, {"game_id": game_id, "request_id": request_id}).first()
             return _inbound(row) if row else None
 
     def inbound_row(self, inbound_id: int) -> dict[str, Any] | None:
