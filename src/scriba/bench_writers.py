@@ -133,7 +133,8 @@ def main(argv: list[str] | None = None) -> None:
     import tempfile
 
     args = sys.argv[1:] if argv is None else argv
-    url = args[0] if args else f"sqlite:///{tempfile.mkdtemp(prefix='scriba-writers-')}/w.db"
+    url = args[0] if args and args[0] else \
+        f"sqlite:///{tempfile.mkdtemp(prefix='scriba-writers-')}/w.db"
     seconds = float(args[1]) if len(args) > 1 else 4.0
     from scriba.store import migrate
 

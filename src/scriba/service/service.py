@@ -4,8 +4,8 @@ The write path (why it is shaped so):
 
 * **One writer per game.** Each command is decided under the game's lock, held from the
   first read to the commit: an in-process lock per game (threads) and the database's
-  (``BEGIN IMMEDIATE`` on SQLite, ``SELECT … FOR UPDATE`` of the game's row on
-  PostgreSQL, so games proceed in parallel there). Inside it only the events after the
+  (``BEGIN IMMEDIATE`` on SQLite, ``pg_advisory_xact_lock`` of the game on PostgreSQL,
+  so games proceed in parallel there). Inside it only the events after the
   cached state's seq are read; nobody else can write meanwhile, so there is nothing to
   retry and no command ever fails for contention.
 * **Exactly once.** The raw input and the structured command are kept (committed) in an
@@ -49,6 +49,7 @@ from scriba.store.eventstore import Conflict, EventStore, GameWrite
 DEFAULT_DB = "sqlite:///scriba.db"
 SNAPSHOT_EVERY = 250
 _SAFETY_RETRIES = 3  # only a writer bypassing the lock can cause a Conflict
+_BATCH = 64  # inputs one lock holder decides for the writers queued behind it
 
 # fn(connection, game_id, events, outcome), called inside the command's transaction after
 # its events are appended; what it writes commits (or rolls back) with them.
@@ -254,16 +255,25 @@ class Service:
         if raw is None:
             raw = json.dumps({k: v for k, v in stored.items() if k not in ("op", "at")},
                              ensure_ascii=False)
-        # One turn of the game's lock (and SQLite's writer turn) covers keeping the input
-        # and deciding it: the input is committed first, yet writers queue only once.
-        with self._lock(game_id), self.store.exclusive():
-            inbound_id, created = self.store.receive(channel, raw, game_id, request_id,
-                                                     stored)
+        inbound_id, created = self.store.receive(channel, raw, game_id, request_id, stored)
+        while True:
             if not created:
                 row = self.store.inbound_row(inbound_id)
                 if row is not None and row["status"] != "received":
-                    return self._repeat(game_id, row)
-            return self._decide_inbound(game_id, inbound_id, command, raw, request_id)
+                    return self._answer(game_id, row, repeated=True)
+            try:
+                outcomes = self._decide_pending(game_id)
+            except ServiceError:
+                raise
+            except Exception:  # noqa: BLE001 - e.g. a listener: decide this one alone
+                return self._decide_inbound(game_id, inbound_id, command, raw, request_id)
+            if inbound_id in outcomes:
+                return outcomes[inbound_id]
+            row = self.store.inbound_row(inbound_id)
+            if row is not None and row["status"] != "received":
+                # Decided by the writer ahead of us: the first answer to this call.
+                return self._answer(game_id, row, repeated=not created)
+            created = True  # still queued (beyond the batch): take the next turn
 
     def _decide_inbound(self, game_id: str, inbound_id: int, command: dict[str, Any],
                         raw: str, request_id: str | None) -> Outcome:
@@ -278,11 +288,14 @@ class Service:
                 outcome = self._write(game_id, self._fault(command, raw, error), at,
                                       inbound_id, listeners=False)
         except _Decided as decided:
-            return self._repeat(game_id, decided.row)
+            return self._answer(game_id, decided.row, repeated=True)
         outcome.request_id, outcome.inbound_id, outcome.repeated = request_id, inbound_id, False
         return outcome
 
     def _decider(self, command: dict[str, Any], raw: str) -> Decide:
+        shapes = {"perform": ("actor", "action", "args"), "add_player": ("name",)}
+        if not all(key in command for key in shapes.get(command.get("op"), ("-",))):
+            return self._fault(command, raw, ValueError("malformed stored command"))
         if command["op"] == "add_player":
             return lambda state, now: self._admit(state, command["name"], now)
         return lambda state, now: self._decide(
@@ -293,18 +306,19 @@ class Service:
         def decide(state: GameState, now: str) -> tuple[list[Event], Outcome]:
             message = translate("internal_error", state.language, error=f"{error!r}"[:300])
             refused = make_event("command_refused", now, command.get("actor"),
-                                 action=command.get("action", command["op"]),
+                                 action=command.get("action", command.get("op")),
                                  args=command.get("args", {}), raw=raw, message=message,
                                  reason="internal_error")
             return [refused], Outcome(False, message, [refused])
         return decide
 
-    def _repeat(self, game_id: str, row: dict[str, Any]) -> Outcome:
+    def _answer(self, game_id: str, row: dict[str, Any], repeated: bool) -> Outcome:
+        """The outcome recorded for a decided input, rebuilt from the store."""
         recorded = row["outcome"] or {}
         events = self.store.events_by_seq(game_id, recorded.get("seqs", []))
         return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
                        recorded.get("message", row["result"] or ""), events,
-                       self.load(game_id), row["request_id"], row["id"], repeated=True)
+                       self.load(game_id), row["request_id"], row["id"], repeated=repeated)
 
     def _decide(self, state: GameState, command: Command, now: str,
                 raw: str) -> tuple[list[Event], Outcome]:
@@ -363,43 +377,73 @@ class Service:
     def _write(self, game_id: str, decide: Decide, at: str | None,
                inbound: int | None = None, listeners: bool = True) -> Outcome:
         """Load → decide → append (→ mark the inbound row, → listeners) under the game's
-        lock, in one transaction; then fold the new events into the cached state."""
+        lock, in one transaction, folding the new events into the cached state."""
         with self._lock(game_id):
             for attempt in range(_SAFETY_RETRIES):
                 try:
-                    with self.store.write(game_id) as tx:
+                    with self._transaction(game_id) as (tx, state):
                         if inbound is not None:
                             row = tx.inbound(inbound)
                             if row is not None and row["status"] != "received":
                                 raise _Decided(row)
-                        state = self._catch_up(game_id, tx)
-                        now = normalize(at) if at else self.now(state)
-                        if now < state.time:
-                            now = state.time  # the log never goes back in time
-                        events, outcome = decide(state, now)
-                        numbered = _number(events, state.seq)
-                        outcome.events = _renumbered(outcome.events, events, numbered)
-                        tx.append(numbered)
-                        if inbound is not None:
-                            tx.decide(inbound, "accepted" if outcome.accepted else "refused",
-                                      outcome.message, {
-                                          "accepted": outcome.accepted,
-                                          "message": outcome.message,
-                                          "seqs": [e["seq"] for e in outcome.events]})
-                        for listener in self._listeners if listeners else ():
-                            listener(tx.connection, game_id, numbered, outcome)
+                        return self._apply(tx, state, decide, at, inbound, listeners)
                 except Conflict:  # a writer that bypassed the lock: reload, decide again
-                    self._states.pop(game_id, None)
                     if attempt + 1 == _SAFETY_RETRIES:
                         raise
-                    continue
-                before = state.seq
-                fold(numbered, state)
-                outcome.state = state
-                if state.seq // self.snapshot_every > before // self.snapshot_every:
-                    self._snapshots.request(game_id)
-                return outcome
         raise AssertionError("unreachable")
+
+    def _decide_pending(self, game_id: str) -> dict[int, Outcome]:
+        """Decide, in one transaction, every input of the game kept and not yet decided
+        (oldest first, at most ``_BATCH``): whoever holds the lock decides for the writers
+        queued behind it, which then find their answer (one lock turn and one commit
+        for many commands)."""
+        outcomes: dict[int, Outcome] = {}
+        with self._lock(game_id), self._transaction(game_id) as (tx, state):
+            for row in tx.pending(_BATCH):
+                if not isinstance(row["command"], dict):
+                    continue  # raw text only: its interface parses it first
+                decide = self._decider(row["command"], row["raw"])
+                outcome = self._apply(tx, state, decide, row["command"].get("at"), row["id"])
+                outcome.request_id, outcome.inbound_id = row["request_id"], row["id"]
+                outcomes[row["id"]] = outcome
+        return outcomes
+
+    @contextmanager
+    def _transaction(self, game_id: str) -> Iterator[tuple[GameWrite, GameState]]:
+        """The game's write transaction and its cached state, caught up under the lock.
+
+        Events are folded into the cached state as they are decided; if the transaction
+        does not commit, the cache is dropped (the next read rebuilds it from the store).
+        """
+        try:
+            with self.store.write(game_id) as tx:
+                state = self._catch_up(game_id, tx)
+                before = state.seq
+                yield tx, state
+        except BaseException:
+            self._states.pop(game_id, None)
+            raise
+        if state.seq // self.snapshot_every > before // self.snapshot_every:
+            self._snapshots.request(game_id)  # after the commit, off the command path
+
+    def _apply(self, tx: GameWrite, state: GameState, decide: Decide, at: str | None,
+               inbound: int | None, listeners: bool = True) -> Outcome:
+        now = normalize(at) if at else self.now(state)
+        if now < state.time:
+            now = state.time  # the log never goes back in time
+        events, outcome = decide(state, now)
+        numbered = _number(events, state.seq)
+        outcome.events = _renumbered(outcome.events, events, numbered)
+        tx.append(numbered)
+        if inbound is not None:
+            tx.decide(inbound, "accepted" if outcome.accepted else "refused", outcome.message,
+                      {"accepted": outcome.accepted, "message": outcome.message,
+                       "seqs": [e["seq"] for e in outcome.events]})
+        for listener in self._listeners if listeners else ():
+            listener(tx.connection, tx.game_id, numbered, outcome)
+        fold(numbered, state)
+        outcome.state = state
+        return outcome
 
     # --- export and import --------------------------------------------------------------
     def export_game(self, game_id: str) -> Iterable[str]:

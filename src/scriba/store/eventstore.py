@@ -2,8 +2,8 @@
 
 SQLite by default, PostgreSQL in production; SQLAlchemy Core statements, no ORM. A command
 is decided inside :meth:`EventStore.write`, one transaction that holds the game's lock
-from the first read to the commit (``BEGIN IMMEDIATE`` on SQLite, ``SELECT … FOR UPDATE``
-of the game's row on PostgreSQL, so different games proceed in parallel there). The
+from the first read to the commit (``BEGIN IMMEDIATE`` on SQLite, a transaction-scoped
+advisory lock per game on PostgreSQL, so different games proceed in parallel there). The
 unique (game, seq) constraint stays as a safety net: an append that breaks it raises
 :class:`Conflict`. The schema is made by :func:`scriba.store.database.migrate`, never
 here: a store on an old schema refuses to start and says how to upgrade.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import threading
 from collections.abc import Iterable, Iterator
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, select, update
+from sqlalchemy import Connection, bindparam, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from scriba.store.database import check_schema, is_memory, make_engine
@@ -39,7 +40,7 @@ _INBOUND_COLUMNS = (inbound_t.c.id, inbound_t.c.game_id, inbound_t.c.channel,
 # The command path's statements, built once: building a statement costs more than
 # running it on SQLite (SQLAlchemy caches the compiled form; these skip the construction).
 _GAME_ROW = select(games_t.c.id).where(games_t.c.id == bindparam("game_id"))
-_GAME_ROW_LOCKED = _GAME_ROW.with_for_update()
+_ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
 _EVENTS_AFTER = (select(*_EVENT_COLUMNS)
                  .where(events_t.c.game_id == bindparam("game_id"),
                         events_t.c.seq > bindparam("after"))
@@ -51,9 +52,19 @@ _DECIDE_INBOUND = (update(inbound_t).where(inbound_t.c.id == bindparam("inbound_
                            outcome=bindparam("b_outcome"),
                            decided_at=bindparam("b_decided_at")))
 _INSERT_INBOUND = inbound_t.insert()
+_PENDING = (select(*_INBOUND_COLUMNS)
+            .where(inbound_t.c.game_id == bindparam("game_id"),
+                   inbound_t.c.status == "received")
+            .order_by(inbound_t.c.id).limit(bindparam("limit")))
 _FIND_REQUEST = select(*_INBOUND_COLUMNS).where(
     inbound_t.c.game_id == bindparam("game_id"),
     inbound_t.c.request_id == bindparam("request_id"))
+
+
+def _lock_key(game_id: str) -> int:
+    """A stable signed 64-bit key per game (a collision only serialises two games)."""
+    digest = hashlib.blake2b(game_id.encode(), digest_size=8, person=b"scriba-game").digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 class Conflict(Exception):
@@ -107,6 +118,11 @@ class GameWrite:
     def inbound(self, inbound_id: int) -> dict[str, Any] | None:
         row = self.connection.execute(_INBOUND_BY_ID, {"inbound_id": inbound_id}).first()
         return _inbound(row) if row else None
+
+    def pending(self, limit: int) -> list[dict[str, Any]]:
+        """The game's inputs kept and not yet decided, oldest first."""
+        rows = self.connection.execute(_PENDING, {"game_id": self.game_id, "limit": limit})
+        return [_inbound(row) for row in rows]
 
     def append(self, events: list[dict[str, Any]]) -> None:
         if not events:
@@ -187,8 +203,11 @@ class EventStore:
         Waits (never fails) while another process or thread holds the lock.
         """
         with self._begin(write=True) as connection:
-            query = _GAME_ROW_LOCKED if self.dialect == "postgresql" else _GAME_ROW
-            if connection.execute(query, {"game_id": game_id}).first() is None:
+            if self.dialect == "postgresql":
+                # An advisory lock, not SELECT … FOR UPDATE: it writes nothing, so a writer
+                # that finds its input already decided commits without a WAL flush.
+                connection.execute(_ADVISORY_LOCK, {"key": _lock_key(game_id)})
+            if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
                 raise unknown_game(game_id)
             yield GameWrite(connection, game_id)
 
