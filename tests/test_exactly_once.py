@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, func, select
 
-from scriba.service.errors import GameExists, ServiceError, UnknownGame
+from scriba.service.errors import GameExists, InvalidInput, ServiceError, UnknownGame
 from scriba.service.service import Service
 from scriba.store import migrate
 from scriba.store.database import head_revision
@@ -63,6 +63,10 @@ def test_the_same_request_id_returns_the_first_outcome_and_records_nothing(svc):
                         request_id="form-1")
     assert fresh.accepted and not fresh.repeated
     assert svc.replay(game).to_json() == svc.load(game).to_json()
+    for bad in ("", "x" * 201, 7):
+        with pytest.raises(InvalidInput):
+            svc.perform(game, "Anna", "vote", {"proposal": "p1", "choice": "favorevole"},
+                        request_id=bad)
 
 
 def test_a_request_kept_but_never_decided_is_decided_once_by_its_retry(svc, db_url):
@@ -207,3 +211,28 @@ def test_an_old_schema_is_refused_until_migrated(tmp_path):
 
     assert head_revision() == ScriptDirectory.from_config(config).get_current_head()
     assert upgrade  # the function migrate() runs
+
+
+def test_the_lock_holder_decides_the_inputs_queued_behind_it_in_order(svc):
+    game = new_game(svc, "batch")
+    svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]})
+    # Two writers kept their inputs and wait for the lock (here: never come back).
+    for voter, rid in (("Bruno", "b-1"), ("Carla", "c-1")):
+        svc.store.receive("web", f"{voter} votes", game, rid, {
+            "op": "perform", "actor": voter, "action": "vote",
+            "args": {"proposal": "p1", "choice": "favorevole"}, "at": None})
+    seen = []
+    svc.add_commit_listener(lambda conn, game_id, events, outcome: seen.append(
+        [e["actor"] for e in events]))
+    mine = svc.perform(game, "Anna", "vote", {"proposal": "p1", "choice": "favorevole"},
+                       request_id="a-1")
+    # Decided after the two queued ones: their votes closed p1 before Anna's came.
+    assert not mine.accepted and not mine.repeated and "p1" in mine.message
+    votes = [e["actor"] for e in svc.log(game) if e["type"] == "vote_cast"]
+    assert votes == ["Bruno", "Carla"]  # in the order the inputs were kept
+    assert [actors[0] for actors in seen] == ["Bruno", "Carla", "Anna"]  # once each
+    late = svc.perform(game, "Bruno", "vote", {"proposal": "p1", "choice": "favorevole"},
+                       request_id="b-1")  # Bruno's writer asks again: the first answer
+    assert late.accepted and late.repeated
+    assert [e["actor"] for e in late.events] == ["Bruno"]
+    assert all(r["status"] == "accepted" for r in svc.store.inbound(game))

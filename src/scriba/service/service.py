@@ -41,7 +41,7 @@ from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import add_seconds, iso, normalize
 from scriba.rulecode.host import SandboxHost
 from scriba.rulesets import Ruleset, load_ruleset
-from scriba.service.errors import ServiceError, UnknownGame
+from scriba.service.errors import InvalidInput, ServiceError, UnknownGame
 from scriba.service.messages import refusal_text, translate
 from scriba.store.database import is_memory
 from scriba.store.eventstore import Conflict, EventStore, GameWrite
@@ -50,6 +50,7 @@ DEFAULT_DB = "sqlite:///scriba.db"
 SNAPSHOT_EVERY = 250
 _SAFETY_RETRIES = 3  # only a writer bypassing the lock can cause a Conflict
 _BATCH = 64  # inputs one lock holder decides for the writers queued behind it
+MAX_REQUEST_ID = 200  # characters of a client's request id (the column's width)
 
 # fn(connection, game_id, events, outcome), called inside the command's transaction after
 # its events are appended; what it writes commits (or rolls back) with them.
@@ -255,7 +256,12 @@ class Service:
         if raw is None:
             raw = json.dumps({k: v for k, v in stored.items() if k not in ("op", "at")},
                              ensure_ascii=False)
+        if request_id is not None and not (isinstance(request_id, str)
+                                           and 0 < len(request_id) <= MAX_REQUEST_ID):
+            raise InvalidInput(f"A request id is 1 to {MAX_REQUEST_ID} characters.",
+                               field="request_id")
         inbound_id, created = self.store.receive(channel, raw, game_id, request_id, stored)
+        first = created  # False: this request id was seen before
         while True:
             if not created:
                 row = self.store.inbound_row(inbound_id)
@@ -266,13 +272,13 @@ class Service:
             except ServiceError:
                 raise
             except Exception:  # noqa: BLE001 - e.g. a listener: decide this one alone
-                return self._decide_inbound(game_id, inbound_id, command, raw, request_id)
+                return self._decide_inbound(game_id, inbound_id, stored, raw, request_id)
             if inbound_id in outcomes:
                 return outcomes[inbound_id]
             row = self.store.inbound_row(inbound_id)
             if row is not None and row["status"] != "received":
                 # Decided by the writer ahead of us: the first answer to this call.
-                return self._answer(game_id, row, repeated=not created)
+                return self._answer(game_id, row, repeated=not first)
             created = True  # still queued (beyond the batch): take the next turn
 
     def _decide_inbound(self, game_id: str, inbound_id: int, command: dict[str, Any],
