@@ -235,4 +235,5 @@ def test_the_lock_holder_decides_the_inputs_queued_behind_it_in_order(svc):
                        request_id="b-1")  # Bruno's writer asks again: the first answer
     assert late.accepted and late.repeated
     assert [e["actor"] for e in late.events] == ["Bruno"]
-    assert all(r["status"] == "accepted" for r in svc.store.inbound(game))
+    assert [r["status"] for r in svc.store.inbound(game)] == [
+        "accepted", "accepted", "accepted", "refused"]
