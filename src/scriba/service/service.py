@@ -101,7 +101,8 @@ class Service:
         self._locks: dict[str, threading.RLock] = {}
         self._locks_guard = threading.Lock()
         self._listeners: list[CommitListener] = []
-        self._snapshots = _SnapshotWriter(self.store, inline=is_memory(self.store.url))
+        self._single_connection = is_memory(self.store.url)
+        self._snapshots = _SnapshotWriter(self.store, inline=self._single_connection)
 
     def close(self) -> None:
         self._snapshots.close()  # writes the snapshots still due, then stops
@@ -121,6 +122,8 @@ class Service:
 
     @contextmanager
     def _lock(self, game_id: str) -> Iterator[None]:
+        if self._single_connection:
+            game_id = ""  # an in-memory database is one connection: one writer at a time
         with self._locks_guard:
             lock = self._locks.setdefault(game_id, threading.RLock())
         with lock:
@@ -426,6 +429,8 @@ class Service:
                 state = self._catch_up(game_id, tx)
                 before = state.seq
                 yield tx, state
+        except _Decided:
+            raise  # nothing was folded: the cache stands
         except BaseException:
             self._states.pop(game_id, None)
             raise
