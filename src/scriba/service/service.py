@@ -271,7 +271,7 @@ class Service:
                 if row is not None and row["status"] != "received":
                     return self._answer(game_id, row, repeated=True)
             try:
-                outcomes = self._decide_pending(game_id)
+                outcomes = self._decide_pending(game_id, inbound_id)
             except ServiceError:
                 raise
             except Exception:  # noqa: BLE001 - e.g. a listener: decide this one alone
@@ -391,6 +391,7 @@ class Service:
             for attempt in range(_SAFETY_RETRIES):
                 try:
                     with self._transaction(game_id) as (tx, state):
+                        assert state is not None
                         if inbound is not None:
                             row = tx.inbound(inbound)
                             if row is not None and row["status"] != "received":
@@ -401,13 +402,15 @@ class Service:
                         raise
         raise AssertionError("unreachable")
 
-    def _decide_pending(self, game_id: str) -> dict[int, Outcome]:
+    def _decide_pending(self, game_id: str, own: int | None = None) -> dict[int, Outcome]:
         """Decide, in one transaction, every input of the game kept and not yet decided
         (oldest first, at most ``_BATCH``): whoever holds the lock decides for the writers
         queued behind it, which then find their answer (one lock turn and one commit
         for many commands)."""
         outcomes: dict[int, Outcome] = {}
-        with self._lock(game_id), self._transaction(game_id) as (tx, state):
+        with self._lock(game_id), self._transaction(game_id, own) as (tx, state):
+            if state is None:
+                return outcomes  # ours was decided by the writer ahead: nothing to fold
             for row in tx.pending(_BATCH):
                 if not isinstance(row["command"], dict):
                     continue  # raw text only: its interface parses it first
@@ -418,14 +421,22 @@ class Service:
         return outcomes
 
     @contextmanager
-    def _transaction(self, game_id: str) -> Iterator[tuple[GameWrite, GameState]]:
+    def _transaction(self, game_id: str, own: int | None = None
+                     ) -> Iterator[tuple[GameWrite, GameState | None]]:
         """The game's write transaction and its cached state, caught up under the lock.
 
         Events are folded into the cached state as they are decided; if the transaction
         does not commit, the cache is dropped (the next read rebuilds it from the store).
+        With ``own``, an inbound row found already decided yields no state (and reads
+        nothing more): the caller only wanted to decide it.
         """
         try:
             with self.store.write(game_id) as tx:
+                if own is not None:
+                    row = tx.inbound(own)
+                    if row is not None and row["status"] != "received":
+                        yield tx, None
+                        return
                 state = self._catch_up(game_id, tx)
                 before = state.seq
                 yield tx, state
