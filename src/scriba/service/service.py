@@ -1,17 +1,35 @@
 """The one entry point of every interface: commands in, events out.
 
-Each call loads the game (latest snapshot plus later events), fires the timers the clock
-has passed, lets the kernel decide, and appends the resulting events in one transaction.
-A refused command is recorded too (``command_refused``, with the raw input) so nothing a
-player sent is lost; it changes no state.
+The write path (why it is shaped so):
+
+* **One writer per game.** Each command is decided under the game's lock, held from the
+  first read to the commit: an in-process lock per game (threads) and the database's
+  (``BEGIN IMMEDIATE`` on SQLite, ``pg_advisory_xact_lock`` of the game on PostgreSQL,
+  so games proceed in parallel there). Inside it only the events after the
+  cached state's seq are read; nobody else can write meanwhile, so there is nothing to
+  retry and no command ever fails for contention.
+* **Exactly once.** The raw input and the structured command are kept (committed) in an
+  ``inbound`` row *before* deciding; the decision's events, the row's status and outcome,
+  and whatever the commit listeners write are then committed in one transaction. A
+  ``request_id`` already seen returns the first outcome (waiting for the lock if the first
+  attempt is still in flight elsewhere) and records nothing new. Rows a crash left
+  ``received`` are decided by :meth:`Service.recover`, to be called once at start.
+* A refused command is recorded too (``command_refused``, with the raw input) so nothing a
+  player sent is lost; it changes no state.
+* Snapshots are written off the command path, by a background thread with its own
+  connection, folding the previous snapshot and the events since.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
+import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -23,16 +41,34 @@ from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import add_seconds, iso, normalize
 from scriba.rulecode.host import SandboxHost
 from scriba.rulesets import Ruleset, load_ruleset
+from scriba.service.errors import InvalidInput, ServiceError, UnknownGame
 from scriba.service.messages import refusal_text, translate
-from scriba.store.eventstore import Conflict, EventStore
+from scriba.store.database import is_memory
+from scriba.store.eventstore import Conflict, EventStore, GameWrite
 
 DEFAULT_DB = "sqlite:///scriba.db"
 SNAPSHOT_EVERY = 250
-_RETRIES = 5
+_SAFETY_RETRIES = 3  # only a writer bypassing the lock can cause a Conflict
+_BATCH = 64  # inputs one lock holder decides for the writers queued behind it
+MAX_REQUEST_ID = 200  # characters of a client's request id (the column's width)
+
+# fn(connection, game_id, events, outcome), called inside the command's transaction after
+# its events are appended; what it writes commits (or rolls back) with them.
+CommitListener = Callable[[Any, str, list[Event], "Outcome"], None]
+Decide = Callable[[GameState, str], tuple[list[Event], "Outcome"]]
 
 
 def default_db_url() -> str:
     return os.environ.get("SCRIBA_DB", DEFAULT_DB)
+
+
+def migrate_database(db_url: str | None = None) -> str:
+    """Create or upgrade the database's schema to the newest revision (``scriba db
+    upgrade``, and every server/CLI start); returns that revision. Interfaces call this,
+    not the store. A :class:`Service` on an older schema refuses to start."""
+    from scriba.store import migrate
+
+    return migrate(db_url or default_db_url())
 
 
 @dataclass
@@ -41,6 +77,16 @@ class Outcome:
     message: str = ""
     events: list[Event] = field(default_factory=list)
     state: GameState | None = None
+    request_id: str | None = None
+    inbound_id: int | None = None
+    repeated: bool = False  # True: this request was decided before; nothing new recorded
+
+
+class _Decided(Exception):
+    """The inbound row was decided meanwhile (a repeated request): answer its outcome."""
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.row = row
 
 
 class Service:
@@ -50,11 +96,44 @@ class Service:
         self.host = host or SandboxHost()
         self.engine = Engine(self.host)
         self.snapshot_every = snapshot_every
+        # The cache of live states: a game's entry is changed only under its lock.
         self._states: dict[str, GameState] = {}
+        self._locks: dict[str, threading.RLock] = {}
+        self._locks_guard = threading.Lock()
+        self._listeners: list[CommitListener] = []
+        self._single_connection = is_memory(self.store.url)
+        self._snapshots = _SnapshotWriter(self.store, inline=self._single_connection)
 
     def close(self) -> None:
+        self._snapshots.close()  # writes the snapshots still due, then stops
         self.host.pool.close()
         self.store.close()
+
+    def add_commit_listener(self, listener: CommitListener) -> None:
+        """Call ``listener(connection, game_id, events, outcome)`` inside every write's
+        transaction, after its events are appended (SQLAlchemy Core ``Connection``).
+
+        Rows it writes commit with the events, or not at all. If it raises, the whole
+        write is rolled back; a player's command is then recorded as refused
+        (``internal_error``, a ``command_refused`` event, its inbound row ``refused``),
+        without calling the listeners again; ``advance``/``tick``/``add_player`` raise.
+        """
+        self._listeners.append(listener)
+
+    @contextmanager
+    def _lock(self, game_id: str) -> Iterator[None]:
+        if self._single_connection:
+            game_id = ""  # an in-memory database is one connection: one writer at a time
+        with self._locks_guard:
+            lock = self._locks.setdefault(game_id, threading.RLock())
+        with lock:
+            yield
+
+    @contextmanager
+    def reading(self, game_id: str) -> Iterator[GameState]:
+        """The current state, held still: no command of this process changes it meanwhile."""
+        with self._lock(game_id):
+            yield self.load(game_id)
 
     # --- games --------------------------------------------------------------------------
     def create_game(self, ruleset: str | Ruleset, *, game_id: str | None = None,
@@ -76,27 +155,44 @@ class Service:
             "vars": initial.get("vars") or {},
         }
         start = normalize(start) if start else iso(datetime.now(UTC))
+        if self.store.has_game(game_id):
+            raise self._exists(game_id)
         try:
             state, events = self.engine.create(spec, start)
         except Refused as refusal:
             raise ValueError(refusal_text(refusal, ruleset.language)) from None
-        self.store.create_game(game_id, payload["name"], ruleset.id, events)
-        self._states[game_id] = state
+        with self._lock(game_id):
+            self.store.create_game(game_id, payload["name"], ruleset.id, events)  # GameExists
+            self._states[game_id] = state
         return state
+
+    @staticmethod
+    def _exists(game_id: str) -> ServiceError:
+        from scriba.service.errors import GameExists
+
+        return GameExists(f"A game named {game_id!r} already exists.")
 
     def games(self) -> list[dict[str, Any]]:
         return self.store.games()
 
     def load(self, game_id: str) -> GameState:
-        """Current state: the cached one or the latest snapshot, plus any later events."""
-        state = self._states.get(game_id)
-        if state is None:
-            snapshot = self.store.latest_snapshot(game_id)
-            state = GameState.from_dict(snapshot[1]) if snapshot else GameState()
-        for event in self.store.events(game_id, after=state.seq):
-            apply_event(state, event)
-        self._states[game_id] = state
-        return state
+        """Current state: the cached one or the latest snapshot, plus any later events.
+
+        The object is the live cached state: commands of this process fold into it under
+        the game's lock. Use :meth:`reading` to hold it still while reading it at length.
+        """
+        with self._lock(game_id):
+            state = self._states.get(game_id)
+            if state is None:
+                snapshot = self.store.latest_snapshot(game_id)
+                state = GameState.from_dict(snapshot[1]) if snapshot else GameState()
+                events = self.store.events(game_id, after=state.seq if snapshot else 0)
+            else:
+                events = self.store.events(game_id, after=state.seq)
+            for event in events:
+                apply_event(state, event)
+            self._states[game_id] = state
+            return state
 
     def replay(self, game_id: str, upto_seq: int | None = None,
                upto_time: str | None = None) -> GameState:
@@ -118,14 +214,120 @@ class Service:
     # --- commands -----------------------------------------------------------------------
     def perform(self, game_id: str, actor: str | None, action: str,
                 args: dict[str, Any] | None = None, at: str | None = None,
-                channel: str = "api", raw: str | None = None) -> Outcome:
-        """Perform an action as a player (or officer); refused commands are recorded."""
+                channel: str = "api", raw: str | None = None,
+                request_id: str | None = None) -> Outcome:
+        """Perform an action as a player (or officer); refused commands are recorded.
+
+        ``request_id`` (the client's key, unique per game): the same id again returns the
+        first outcome with ``repeated=True`` and records nothing new.
+        """
         args = dict(args or {})
-        raw = raw if raw is not None else json.dumps(
-            {"actor": actor, "action": action, "args": args}, ensure_ascii=False, default=str)
-        inbound = self.store.keep_inbound(channel, raw, game_id)
-        return self._with_retries(game_id, lambda state, now: self._decide(
-            state, Command(actor, action, args), now, raw), at, inbound)
+        command = {"op": "perform", "actor": actor, "action": action, "args": args, "at": at}
+        return self._submit(game_id, command, channel, raw, request_id)
+
+    def add_player(self, game_id: str, name: str, at: str | None = None,
+                   request_id: str | None = None, channel: str = "api",
+                   raw: str | None = None) -> Outcome:
+        """Admit a player (the officer's act); recorded and idempotent like :meth:`perform`."""
+        command = {"op": "add_player", "name": name, "at": at}
+        return self._submit(game_id, command, channel, raw, request_id)
+
+    def recover(self) -> list[Outcome]:
+        """Decide every input a crash left undecided, oldest first; call once at start.
+
+        Rows holding only raw text (no structured command) are left for their interface
+        to parse; a row for a game that no longer exists is marked refused.
+        """
+        outcomes = []
+        for row in self.store.undecided():
+            command, game_id = row["command"], row["game_id"]
+            if not isinstance(command, dict) or game_id is None:
+                continue
+            if not self.store.has_game(game_id):
+                self.store.mark_inbound(row["id"], "refused", f"There is no game {game_id!r}.")
+                continue
+            outcomes.append(self._decide_inbound(game_id, row["id"], command, row["raw"],
+                                                 row["request_id"]))
+        return outcomes
+
+    # --- the write path ---------------------------------------------------------------
+    def _submit(self, game_id: str, command: dict[str, Any], channel: str,
+                raw: str | None, request_id: str | None) -> Outcome:
+        if game_id not in self._states and not self.store.has_game(game_id):
+            raise UnknownGame(f"There is no game named {game_id!r}.")  # nothing kept
+        stored = json.loads(json.dumps(command, ensure_ascii=False, default=str))
+        if raw is None:
+            raw = json.dumps({k: v for k, v in stored.items() if k not in ("op", "at")},
+                             ensure_ascii=False)
+        if request_id is not None and not (isinstance(request_id, str)
+                                           and 0 < len(request_id) <= MAX_REQUEST_ID):
+            raise InvalidInput(f"A request id is 1 to {MAX_REQUEST_ID} characters.",
+                               field="request_id")
+        inbound_id, created = self.store.receive(channel, raw, game_id, request_id, stored)
+        first = created  # False: this request id was seen before
+        while True:
+            if not created:
+                row = self.store.inbound_row(inbound_id)
+                if row is not None and row["status"] != "received":
+                    return self._answer(game_id, row, repeated=True)
+            try:
+                outcomes = self._decide_pending(game_id, inbound_id)
+            except ServiceError:
+                raise
+            except Exception:  # noqa: BLE001 - e.g. a listener: decide this one alone
+                return self._decide_inbound(game_id, inbound_id, stored, raw, request_id)
+            if inbound_id in outcomes:
+                return outcomes[inbound_id]
+            row = self.store.inbound_row(inbound_id)
+            if row is not None and row["status"] != "received":
+                # Decided by the writer ahead of us: the first answer to this call.
+                return self._answer(game_id, row, repeated=not first)
+            created = True  # still queued (beyond the batch): take the next turn
+
+    def _decide_inbound(self, game_id: str, inbound_id: int, command: dict[str, Any],
+                        raw: str, request_id: str | None) -> Outcome:
+        decide = self._decider(command, raw)
+        at = command.get("at")
+        try:
+            try:
+                outcome = self._write(game_id, decide, at, inbound_id)
+            except (_Decided, ServiceError):
+                raise
+            except Exception as error:  # noqa: BLE001 - a listener failed: refuse, keep input
+                outcome = self._write(game_id, self._fault(command, raw, error), at,
+                                      inbound_id, listeners=False)
+        except _Decided as decided:
+            return self._answer(game_id, decided.row, repeated=True)
+        outcome.request_id, outcome.inbound_id, outcome.repeated = request_id, inbound_id, False
+        return outcome
+
+    def _decider(self, command: dict[str, Any], raw: str) -> Decide:
+        shapes = {"perform": ("actor", "action", "args"), "add_player": ("name",)}
+        if not all(key in command for key in shapes.get(command.get("op"), ("-",))):
+            return self._fault(command, raw, ValueError("malformed stored command"))
+        if command["op"] == "add_player":
+            return lambda state, now: self._admit(state, command["name"], now)
+        return lambda state, now: self._decide(
+            state, Command(command["actor"], command["action"], dict(command["args"] or {})),
+            now, raw)
+
+    def _fault(self, command: dict[str, Any], raw: str, error: Exception) -> Decide:
+        def decide(state: GameState, now: str) -> tuple[list[Event], Outcome]:
+            message = translate("internal_error", state.language, error=f"{error!r}"[:300])
+            refused = make_event("command_refused", now, command.get("actor"),
+                                 action=command.get("action", command.get("op")),
+                                 args=command.get("args", {}), raw=raw, message=message,
+                                 reason="internal_error")
+            return [refused], Outcome(False, message, [refused])
+        return decide
+
+    def _answer(self, game_id: str, row: dict[str, Any], repeated: bool) -> Outcome:
+        """The outcome recorded for a decided input, rebuilt from the store."""
+        recorded = row["outcome"] or {}
+        events = self.store.events_by_seq(game_id, recorded.get("seqs", []))
+        return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
+                       recorded.get("message", row["result"] or ""), events,
+                       self.load(game_id), row["request_id"], row["id"], repeated=repeated)
 
     def _decide(self, state: GameState, command: Command, now: str,
                 raw: str) -> tuple[list[Event], Outcome]:
@@ -144,6 +346,14 @@ class Service:
                              args=command.args, raw=raw, message=message, reason=reason)
         return fired + [refused], Outcome(False, message, [refused])
 
+    def _admit(self, state: GameState, name: str, now: str) -> tuple[list[Event], Outcome]:
+        if state.ended:
+            return [], Outcome(False, translate("game_ended", state.language))
+        if name in state.players and state.players[name]["status"] == "active":
+            return [], Outcome(False, translate("already_player", state.language, player=name))
+        events = self.engine.admit(state, name, now)
+        return events, Outcome(True, "", events)
+
     def advance(self, game_id: str, to: str | None = None, by: int | None = None) -> Outcome:
         """Move a game's clock; every timer passed fires once, in order."""
         def decide(state: GameState, now: str) -> tuple[list[Event], Outcome]:
@@ -151,55 +361,111 @@ class Service:
             return events, Outcome(True, "", events)
         if by is not None:
             to = add_seconds(self.load(game_id).time, by)
-        return self._with_retries(game_id, decide, to)
+        return self._write(game_id, decide, to)
 
     def tick(self, game_id: str) -> Outcome:
         """Fire whatever timers are due now (for a real-clock game's scheduler)."""
-        return self._with_retries(game_id, lambda state, now: (
+        return self._write(game_id, lambda state, now: (
             (events := self.engine.fire_due_timers(state, now)), Outcome(True, "", events)), None)
-
-    def add_player(self, game_id: str, name: str, at: str | None = None) -> Outcome:
-        def decide(state: GameState, now: str) -> tuple[list[Event], Outcome]:
-            if state.ended:
-                return [], Outcome(False, translate("game_ended", state.language))
-            if name in state.players and state.players[name]["status"] == "active":
-                message = translate("already_player", state.language, player=name)
-                return [], Outcome(False, message)
-            events = self.engine.admit(state, name, now)
-            return events, Outcome(True, "", events)
-        return self._with_retries(game_id, decide, at)
 
     def query(self, game_id: str, name: str, args: dict[str, Any] | None = None) -> Any:
         state = self.load(game_id)
         return self.engine.query(state, name, args or {}, self.now(state))
 
-    def _with_retries(self, game_id: str, decide: Any, at: str | None,
-                      inbound: int | None = None) -> Outcome:
-        for _ in range(_RETRIES):
-            state = self.load(game_id)
-            now = normalize(at) if at else self.now(state)
-            if now < state.time:
-                now = state.time  # the log never goes back in time
-            events, outcome = decide(state, now)
-            numbered = _number(events, state.seq)
-            mark = None if inbound is None else (
-                inbound, "accepted" if outcome.accepted else "refused", outcome.message)
-            try:
-                self.store.append(game_id, numbered, mark)
-            except Conflict:
-                self._states.pop(game_id, None)
-                continue
-            before = state.seq
-            new_state = fold(numbered, state)
-            self._states[game_id] = new_state
-            self._maybe_snapshot(game_id, before, new_state)
-            outcome.state = new_state
-            return outcome
-        raise Conflict(f"game {game_id} is too busy; try again")
+    def _catch_up(self, game_id: str, tx: GameWrite) -> GameState:
+        """The cached state brought up to the stored log, read inside the lock."""
+        state = self._states.get(game_id)
+        if state is None:
+            snapshot = tx.latest_snapshot()
+            state = GameState.from_dict(snapshot[1]) if snapshot else GameState()
+        for event in tx.events_after(state.seq):
+            apply_event(state, event)
+        self._states[game_id] = state
+        return state
 
-    def _maybe_snapshot(self, game_id: str, before: int, state: GameState) -> None:
+    def _write(self, game_id: str, decide: Decide, at: str | None,
+               inbound: int | None = None, listeners: bool = True) -> Outcome:
+        """Load → decide → append (→ mark the inbound row, → listeners) under the game's
+        lock, in one transaction, folding the new events into the cached state."""
+        with self._lock(game_id):
+            for attempt in range(_SAFETY_RETRIES):
+                try:
+                    with self._transaction(game_id) as (tx, state):
+                        assert state is not None
+                        if inbound is not None:
+                            row = tx.inbound(inbound)
+                            if row is not None and row["status"] != "received":
+                                raise _Decided(row)
+                        return self._apply(tx, state, decide, at, inbound, listeners)
+                except Conflict:  # a writer that bypassed the lock: reload, decide again
+                    if attempt + 1 == _SAFETY_RETRIES:
+                        raise
+        raise AssertionError("unreachable")
+
+    def _decide_pending(self, game_id: str, own: int | None = None) -> dict[int, Outcome]:
+        """Decide, in one transaction, every input of the game kept and not yet decided
+        (oldest first, at most ``_BATCH``): whoever holds the lock decides for the writers
+        queued behind it, which then find their answer (one lock turn and one commit
+        for many commands)."""
+        outcomes: dict[int, Outcome] = {}
+        with self._lock(game_id), self._transaction(game_id, own) as (tx, state):
+            if state is None:
+                return outcomes  # ours was decided by the writer ahead: nothing to fold
+            for row in tx.pending(_BATCH):
+                if not isinstance(row["command"], dict):
+                    continue  # raw text only: its interface parses it first
+                decide = self._decider(row["command"], row["raw"])
+                outcome = self._apply(tx, state, decide, row["command"].get("at"), row["id"])
+                outcome.request_id, outcome.inbound_id = row["request_id"], row["id"]
+                outcomes[row["id"]] = outcome
+        return outcomes
+
+    @contextmanager
+    def _transaction(self, game_id: str, own: int | None = None
+                     ) -> Iterator[tuple[GameWrite, GameState | None]]:
+        """The game's write transaction and its cached state, caught up under the lock.
+
+        Events are folded into the cached state as they are decided; if the transaction
+        does not commit, the cache is dropped (the next read rebuilds it from the store).
+        With ``own``, an inbound row found already decided yields no state (and reads
+        nothing more): the caller only wanted to decide it.
+        """
+        try:
+            with self.store.write(game_id) as tx:
+                if own is not None:
+                    row = tx.inbound(own)
+                    if row is not None and row["status"] != "received":
+                        yield tx, None
+                        return
+                state = self._catch_up(game_id, tx)
+                before = state.seq
+                yield tx, state
+        except _Decided:
+            raise  # nothing was folded: the cache stands
+        except BaseException:
+            self._states.pop(game_id, None)
+            raise
         if state.seq // self.snapshot_every > before // self.snapshot_every:
-            self.store.save_snapshot(game_id, state.seq, state.to_json())
+            self._snapshots.request(game_id)  # after the commit, off the command path
+
+    def _apply(self, tx: GameWrite, state: GameState, decide: Decide, at: str | None,
+               inbound: int | None, listeners: bool = True) -> Outcome:
+        now = normalize(at) if at else self.now(state)
+        if now < state.time:
+            now = state.time  # the log never goes back in time
+        events, outcome = decide(state, now)
+        numbered = _number(events, state.seq)
+        outcome.events = _renumbered(outcome.events, events, numbered)
+        tx.append(numbered)
+        if inbound is not None:
+            tx.decide(inbound, "accepted" if outcome.accepted else "refused", outcome.message,
+                      {"accepted": outcome.accepted, "message": outcome.message,
+                       "seqs": [e["seq"] for e in outcome.events]})
+        for listener in self._listeners if listeners else ():
+            listener(tx.connection, tx.game_id, numbered, outcome)
+        fold(numbered, state)
+        outcome.state = state
+        return outcome
 
     # --- export and import --------------------------------------------------------------
     def export_game(self, game_id: str) -> Iterable[str]:
@@ -223,3 +489,60 @@ class Service:
 
 def _number(events: list[Event], after: int) -> list[Event]:
     return [{**event, "seq": after + i} for i, event in enumerate(events, start=1)]
+
+
+def _renumbered(chosen: list[Event], events: list[Event], numbered: list[Event]) -> list[Event]:
+    """The numbered copies of ``chosen`` (a sublist of ``events``, by identity)."""
+    index = {id(event): i for i, event in enumerate(events)}
+    return [numbered[index[id(e)]] if id(e) in index else e for e in chosen]
+
+
+class _SnapshotWriter:
+    """Writes snapshots off the command path: a thread that folds the latest snapshot and
+    the events since (its own connections), so no player's command pays for it.
+
+    An in-memory database has a single connection, so there it writes at once instead.
+    """
+
+    def __init__(self, store: EventStore, inline: bool) -> None:
+        self.store = store
+        self.inline = inline
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._pending: set[str] = set()
+        self._guard = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def request(self, game_id: str) -> None:
+        if self.inline:
+            self.write(game_id)
+            return
+        with self._guard:
+            if game_id in self._pending:
+                return
+            self._pending.add(game_id)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="scriba-snapshots",
+                                                daemon=True)
+                self._thread.start()
+        self._queue.put(game_id)
+
+    def write(self, game_id: str) -> None:
+        snapshot = self.store.latest_snapshot(game_id)
+        state = GameState.from_dict(snapshot[1]) if snapshot else GameState()
+        events = self.store.events(game_id, after=snapshot[0] if snapshot else 0)
+        if events:
+            fold(events, state)
+            self.store.save_snapshot(game_id, state.seq, state.to_json())
+
+    def _run(self) -> None:
+        while (game_id := self._queue.get()) is not None:
+            with self._guard:
+                self._pending.discard(game_id)
+            with contextlib.suppress(Exception):  # a snapshot is an optimisation only
+                self.write(game_id)
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None

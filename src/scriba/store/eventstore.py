@@ -1,147 +1,358 @@
 """The event store: append-only game logs, snapshots and raw inbound messages.
 
-SQLite by default, PostgreSQL in production; the schema is created and upgraded by
-Alembic migrations. Appends are optimistic: events carry their sequence numbers and the
-unique (game, seq) constraint turns a concurrent writer into :class:`Conflict`.
+SQLite by default, PostgreSQL in production; SQLAlchemy Core statements, no ORM. A command
+is decided inside :meth:`EventStore.write`, one transaction that holds the game's lock
+from the first read to the commit (``BEGIN IMMEDIATE`` on SQLite, a transaction-scoped
+advisory lock per game on PostgreSQL, so different games proceed in parallel there). The
+unique (game, seq) constraint stays as a safety net: an append that breaks it raises
+:class:`Conflict`. The schema is made by :func:`scriba.store.database.migrate`, never
+here: a store on an old schema refuses to start and says how to upgrade.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import create_engine, event, func, select
+from sqlalchemy import Connection, bindparam, func, select, text, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import StaticPool
 
-from scriba.store.models import Event, Game, Inbound, Snapshot
+from scriba.store.database import check_schema, is_memory, make_engine
+from scriba.store.schema import events as events_t
+from scriba.store.schema import games as games_t
+from scriba.store.schema import inbound as inbound_t
+from scriba.store.schema import snapshots as snapshots_t
 
-MIGRATIONS = Path(__file__).parent / "migrations"
+_EVENT_COLUMNS = (events_t.c.seq, events_t.c.type, events_t.c.time, events_t.c.actor,
+                  events_t.c.payload)
+_INBOUND_COLUMNS = (inbound_t.c.id, inbound_t.c.game_id, inbound_t.c.channel,
+                    inbound_t.c.raw, inbound_t.c.status, inbound_t.c.result,
+                    inbound_t.c.request_id, inbound_t.c.command, inbound_t.c.outcome)
 
 
-def _sqlite_pragmas(connection: Any, _record: Any) -> None:
-    # WAL lets readers run beside the writer; NORMAL sync keeps every committed command
-    # across a crash of the server (not of the machine's power) at a fraction of the cost.
-    cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
+# The command path's statements, built once: building a statement costs more than
+# running it on SQLite (SQLAlchemy caches the compiled form; these skip the construction).
+_GAME_ROW = select(games_t.c.id).where(games_t.c.id == bindparam("game_id"))
+_ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
+_EVENTS_AFTER = (select(*_EVENT_COLUMNS)
+                 .where(events_t.c.game_id == bindparam("game_id"),
+                        events_t.c.seq > bindparam("after"))
+                 .order_by(events_t.c.seq))
+_INSERT_EVENTS = events_t.insert()
+_INBOUND_BY_ID = select(*_INBOUND_COLUMNS).where(inbound_t.c.id == bindparam("inbound_id"))
+_DECIDE_INBOUND = (update(inbound_t).where(inbound_t.c.id == bindparam("inbound_id"))
+                   .values(status=bindparam("b_status"), result=bindparam("b_result"),
+                           outcome=bindparam("b_outcome"),
+                           decided_at=bindparam("b_decided_at")))
+_INSERT_INBOUND = inbound_t.insert()
+_PENDING = (select(*_INBOUND_COLUMNS)
+            .where(inbound_t.c.game_id == bindparam("game_id"),
+                   inbound_t.c.status == "received")
+            .order_by(inbound_t.c.id).limit(bindparam("limit")))
+_FIND_REQUEST = select(*_INBOUND_COLUMNS).where(
+    inbound_t.c.game_id == bindparam("game_id"),
+    inbound_t.c.request_id == bindparam("request_id"))
+
+
+def _lock_key(game_id: str) -> int:
+    """A stable signed 64-bit key per game (a collision only serialises two games)."""
+    digest = hashlib.blake2b(game_id.encode(), digest_size=8, person=b"scriba-game").digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 class Conflict(Exception):
-    """Another writer appended to the game first; reload and try again."""
+    """Two writers produced the same event number: the per-game lock was bypassed."""
 
 
-class UnknownGame(Exception):
-    pass
+def unknown_game(game_id: str) -> Exception:
+    from scriba.service.errors import UnknownGame  # lazy: the service imports the store
+
+    return UnknownGame(f"There is no game named {game_id!r}.")
 
 
-def migrate(engine: Any) -> None:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+def game_exists(game_id: str) -> Exception:
+    from scriba.service.errors import GameExists
+
+    return GameExists(f"A game named {game_id!r} already exists.")
+
+
+def __getattr__(name: str) -> Any:
+    # ``from scriba.store.eventstore import UnknownGame`` still works, and gives the
+    # service's error, so that callers catch one class whichever layer raised it.
+    if name in ("UnknownGame", "GameExists"):
+        from scriba.service import errors
+
+        return getattr(errors, name)
+    raise AttributeError(name)
+
+
+def _event(row: Any) -> dict[str, Any]:
+    return {"seq": row[0], "type": row[1], "time": row[2], "actor": row[3], "payload": row[4]}
+
+
+def _inbound(row: Any) -> dict[str, Any]:
+    return dict(row._mapping)
+
+
+class GameWrite:
+    """What a command may do while it holds its game's lock: read, append, mark inbound."""
+
+    def __init__(self, connection: Connection, game_id: str) -> None:
+        self.connection = connection
+        self.game_id = game_id
+
+    def events_after(self, seq: int) -> list[dict[str, Any]]:
+        rows = self.connection.execute(_EVENTS_AFTER, {"game_id": self.game_id, "after": seq})
+        return [_event(row) for row in rows]
+
+    def latest_snapshot(self) -> tuple[int, dict[str, Any]] | None:
+        return _latest_snapshot(self.connection, self.game_id)
+
+    def inbound(self, inbound_id: int) -> dict[str, Any] | None:
+        row = self.connection.execute(_INBOUND_BY_ID, {"inbound_id": inbound_id}).first()
+        return _inbound(row) if row else None
+
+    def pending(self, limit: int) -> list[dict[str, Any]]:
+        """The game's inputs kept and not yet decided, oldest first."""
+        rows = self.connection.execute(_PENDING, {"game_id": self.game_id, "limit": limit})
+        return [_inbound(row) for row in rows]
+
+    def append(self, events: list[dict[str, Any]]) -> None:
+        if not events:
+            return
+        try:  # on failure the whole transaction is rolled back by the caller's block
+            self.connection.execute(_INSERT_EVENTS, [
+                {"game_id": self.game_id, "seq": e["seq"], "type": e["type"],
+                 "time": e["time"], "actor": e["actor"], "payload": e["payload"]}
+                for e in events])
+        except IntegrityError as error:
+            raise Conflict(f"game {self.game_id} changed meanwhile") from error
+
+    def decide(self, inbound_id: int, status: str, message: str,
+               outcome: dict[str, Any]) -> None:
+        self.connection.execute(_DECIDE_INBOUND, {
+            "inbound_id": inbound_id, "b_status": status, "b_result": message,
+            "b_outcome": outcome, "b_decided_at": datetime.now(UTC)})
+
+
+def _latest_snapshot(connection: Connection, game_id: str) -> tuple[int, dict[str, Any]] | None:
+    row = connection.execute(
+        select(snapshots_t.c.seq, snapshots_t.c.state).where(snapshots_t.c.game_id == game_id)
+        .order_by(snapshots_t.c.seq.desc()).limit(1)).first()
+    return (row[0], json.loads(row[1])) if row else None
 
 
 class EventStore:
     def __init__(self, url: str) -> None:
-        options: dict[str, Any] = {}
-        if url in ("sqlite://", "sqlite:///:memory:"):
-            options = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
         self.url = url
-        self.engine = create_engine(url, **options)
-        if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        migrate(self.engine)
-        self.session = sessionmaker(self.engine, expire_on_commit=False)
+        self.engine = make_engine(url)
+        self.dialect = self.engine.dialect.name
+        database = self.engine.url.database
+        self._lock_path = (f"{database}.writer-lock" if self.dialect == "sqlite"
+                           and not is_memory(url) and database else None)
+        self._held = threading.local()
+        check_schema(self.engine)
+
+    @contextmanager
+    def _begin(self, write: bool = False) -> Iterator[Connection]:
+        with self.exclusive() if write else contextlib.nullcontext(), \
+                self.engine.connect() as connection:
+            if write and self.dialect == "sqlite":
+                connection.execution_options(sqlite_begin="IMMEDIATE")
+            with connection.begin():
+                yield connection
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold SQLite's writer turn across several write transactions (re-entrant per
+        thread), e.g. keeping an input and then deciding it; a no-op on PostgreSQL.
+
+        SQLite has one writer per file, and its busy handler polls with sleeps of up to
+        100 ms, so writers queued on it leave the lock idle; a blocking ``flock`` on a side
+        file hands the turn to the next writer as soon as it is free. ``BEGIN IMMEDIATE``
+        and the busy timeout still guard against writers that do not take it.
+        """
+        if self._lock_path is None or getattr(self._held, "depth", 0):
+            self._held.depth = getattr(self._held, "depth", 0) + 1
+            try:
+                yield
+            finally:
+                self._held.depth -= 1
+            return
+        with open(self._lock_path, "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            self._held.depth = 1
+            try:
+                yield
+            finally:
+                self._held.depth = 0
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    # --- the command path -------------------------------------------------------------
+    @contextmanager
+    def write(self, game_id: str) -> Iterator[GameWrite]:
+        """One transaction holding ``game_id``'s lock; commits when the block ends.
+
+        Waits (never fails) while another process or thread holds the lock.
+        """
+        with self._begin(write=True) as connection:
+            if self.dialect == "postgresql":
+                # An advisory lock, not SELECT … FOR UPDATE: it writes nothing, so a writer
+                # that finds its input already decided commits without a WAL flush.
+                connection.execute(_ADVISORY_LOCK, {"key": _lock_key(game_id)})
+            if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
+                raise unknown_game(game_id)
+            yield GameWrite(connection, game_id)
 
     # --- games ------------------------------------------------------------------------
     def create_game(self, game_id: str, name: str, ruleset: str,
                     events: list[dict[str, Any]]) -> None:
-        with self.session.begin() as session:
-            if session.get(Game, game_id) is not None:
-                raise Conflict(f"a game named {game_id!r} already exists")
-            session.add(Game(id=game_id, name=name, ruleset=ruleset,
-                             created_at=datetime.now(UTC)))
-            session.flush()
-            self._add(session, game_id, events)
-
-    def games(self) -> list[dict[str, Any]]:
-        with self.session() as session:
-            counts = dict(session.execute(
-                select(Event.game_id, func.max(Event.seq)).group_by(Event.game_id)).all())
-            return [{"id": g.id, "name": g.name, "ruleset": g.ruleset,
-                     "events": counts.get(g.id, 0)}
-                    for g in session.scalars(select(Game).order_by(Game.created_at))]
-
-    # --- events -----------------------------------------------------------------------
-    def append(self, game_id: str, events: list[dict[str, Any]],
-               inbound: tuple[int, str, str] | None = None) -> None:
-        """Append events, and mark the inbound message they answer, in one transaction."""
-        if not events and inbound is None:
-            return
         try:
-            with self.session.begin() as session:
-                self._add(session, game_id, events)
-                if inbound is not None:
-                    row = session.get(Inbound, inbound[0])
-                    if row is not None:
-                        row.status, row.result = inbound[1], inbound[2]
-        except IntegrityError as error:
-            raise Conflict(f"game {game_id} changed meanwhile") from error
+            with self._begin(write=True) as connection:
+                if self._has_game(connection, game_id):
+                    raise game_exists(game_id)
+                connection.execute(games_t.insert().values(
+                    id=game_id, name=name, ruleset=ruleset, created_at=datetime.now(UTC)))
+                GameWrite(connection, game_id).append(events)
+        except (IntegrityError, Conflict) as error:  # created meanwhile by another process
+            raise game_exists(game_id) from error
 
     @staticmethod
-    def _add(session: Session, game_id: str, events: list[dict[str, Any]]) -> None:
-        session.add_all(Event(game_id=game_id, seq=e["seq"], type=e["type"], time=e["time"],
-                              actor=e["actor"], payload=e["payload"]) for e in events)
+    def _has_game(connection: Connection, game_id: str) -> bool:
+        return connection.execute(_GAME_ROW, {"game_id": game_id}).first() is not None
+
+    def has_game(self, game_id: str) -> bool:
+        with self._begin() as connection:
+            return self._has_game(connection, game_id)
+
+    def games(self) -> list[dict[str, Any]]:
+        with self._begin() as connection:
+            counts = dict(connection.execute(
+                select(events_t.c.game_id, func.max(events_t.c.seq))
+                .group_by(events_t.c.game_id)).all())
+            rows = connection.execute(
+                select(games_t.c.id, games_t.c.name, games_t.c.ruleset)
+                .order_by(games_t.c.created_at))
+            return [{"id": g, "name": n, "ruleset": r, "events": counts.get(g, 0)}
+                    for g, n, r in rows]
+
+    # --- events -----------------------------------------------------------------------
+    def append(self, game_id: str, events: list[dict[str, Any]]) -> None:
+        """Append events under the game's lock (the service decides inside :meth:`write`)."""
+        with self.write(game_id) as tx:
+            tx.append(events)
 
     def events(self, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
-        with self.session() as session:
+        with self._begin() as connection:
             # A game with events after 0 is known to exist; only a first read checks it.
-            if after == 0 and session.get(Game, game_id) is None:
-                raise UnknownGame(game_id)
-            query = select(Event).where(Event.game_id == game_id, Event.seq > after)
+            if after == 0 and not self._has_game(connection, game_id):
+                raise unknown_game(game_id)
+            query = select(*_EVENT_COLUMNS).where(events_t.c.game_id == game_id,
+                                                  events_t.c.seq > after)
             if upto is not None:
-                query = query.where(Event.seq <= upto)
-            return [{"seq": e.seq, "type": e.type, "time": e.time, "actor": e.actor,
-                     "payload": e.payload}
-                    for e in session.scalars(query.order_by(Event.seq))]
+                query = query.where(events_t.c.seq <= upto)
+            return [_event(row) for row in connection.execute(query.order_by(events_t.c.seq))]
+
+    def events_by_seq(self, game_id: str, seqs: Iterable[int]) -> list[dict[str, Any]]:
+        wanted = sorted(set(seqs))
+        if not wanted:
+            return []
+        with self._begin() as connection:
+            query = select(*_EVENT_COLUMNS).where(
+                events_t.c.game_id == game_id, events_t.c.seq >= wanted[0],
+                events_t.c.seq <= wanted[-1]).order_by(events_t.c.seq)
+            return [e for e in map(_event, connection.execute(query)) if e["seq"] in wanted]
+
+    def count_events(self, game_id: str) -> int:
+        with self._begin() as connection:
+            return connection.execute(select(func.count()).select_from(events_t)
+                                      .where(events_t.c.game_id == game_id)).scalar_one()
 
     # --- snapshots --------------------------------------------------------------------
     def latest_snapshot(self, game_id: str) -> tuple[int, dict[str, Any]] | None:
-        with self.session() as session:
-            row = session.scalars(select(Snapshot).where(Snapshot.game_id == game_id)
-                                  .order_by(Snapshot.seq.desc()).limit(1)).first()
-            return (row.seq, json.loads(row.state)) if row else None
+        with self._begin() as connection:
+            return _latest_snapshot(connection, game_id)
 
     def save_snapshot(self, game_id: str, seq: int, state_json: str) -> None:
-        with self.session.begin() as session:
-            if session.get(Snapshot, (game_id, seq)) is None:
-                session.add(Snapshot(game_id=game_id, seq=seq, state=state_json))
+        try:
+            with self._begin(write=True) as connection:
+                exists = connection.execute(select(snapshots_t.c.seq).where(
+                    snapshots_t.c.game_id == game_id, snapshots_t.c.seq == seq)).first()
+                if exists is None:
+                    connection.execute(snapshots_t.insert().values(
+                        game_id=game_id, seq=seq, state=state_json))
+        except IntegrityError:
+            pass  # another process wrote the same snapshot: it is the same state
 
     # --- raw inbound messages ---------------------------------------------------------
+    def receive(self, channel: str, raw: str, game_id: str | None = None,
+                request_id: str | None = None,
+                command: dict[str, Any] | None = None) -> tuple[int, bool]:
+        """Keep an input (committed) before it is decided: ``(row id, created)``.
+
+        With a ``request_id`` already known for that game, nothing new is kept and the
+        first row's id comes back with ``created=False``.
+        """
+        if request_id is not None:
+            row = self.find_request(game_id, request_id)
+            if row is not None:
+                return row["id"], False
+        values = {"game_id": game_id, "channel": channel, "raw": raw,
+                  "received_at": datetime.now(UTC), "status": "received",
+                  "request_id": request_id, "command": command}
+        try:
+            with self._begin(write=True) as connection:
+                result = connection.execute(_INSERT_INBOUND, values)
+                return int(result.inserted_primary_key[0]), True
+        except IntegrityError:
+            row = self.find_request(game_id, request_id) if request_id is not None else None
+            if row is None:
+                raise
+            return row["id"], False  # the same request arrived meanwhile elsewhere
+
     def keep_inbound(self, channel: str, raw: str, game_id: str | None = None) -> int:
-        with self.session.begin() as session:
-            row = Inbound(game_id=game_id, channel=channel, raw=raw,
-                          received_at=datetime.now(UTC), status="received")
-            session.add(row)
-            session.flush()
-            return row.id
+        return self.receive(channel, raw, game_id)[0]
+
+    def find_request(self, game_id: str | None, request_id: str) -> dict[str, Any] | None:
+        with self._begin() as connection:
+            row = connection.execute(
+                _FIND_REQUEST, {"game_id": game_id, "request_id": request_id}).first()
+            return _inbound(row) if row else None
+
+    def inbound_row(self, inbound_id: int) -> dict[str, Any] | None:
+        with self._begin() as connection:
+            row = connection.execute(
+                select(*_INBOUND_COLUMNS).where(inbound_t.c.id == inbound_id)).first()
+            return _inbound(row) if row else None
+
+    def undecided(self) -> list[dict[str, Any]]:
+        """Inputs kept but never decided (a crash between keeping and deciding), oldest first."""
+        with self._begin() as connection:
+            return [_inbound(row) for row in connection.execute(
+                select(*_INBOUND_COLUMNS).where(inbound_t.c.status == "received")
+                .order_by(inbound_t.c.id))]
+
+    def mark_inbound(self, inbound_id: int, status: str, message: str,
+                     outcome: dict[str, Any] | None = None) -> None:
+        with self._begin(write=True) as connection:
+            connection.execute(
+                update(inbound_t).where(inbound_t.c.id == inbound_id)
+                .values(status=status, result=message, outcome=outcome,
+                        decided_at=datetime.now(UTC)))
 
     def inbound(self, game_id: str | None = None) -> list[dict[str, Any]]:
-        with self.session() as session:
-            query = select(Inbound).order_by(Inbound.id)
+        with self._begin() as connection:
+            query = select(*_INBOUND_COLUMNS).order_by(inbound_t.c.id)
             if game_id is not None:
-                query = query.where(Inbound.game_id == game_id)
-            return [{"id": r.id, "channel": r.channel, "raw": r.raw, "status": r.status,
-                     "result": r.result} for r in session.scalars(query)]
+                query = query.where(inbound_t.c.game_id == game_id)
+            return [_inbound(row) for row in connection.execute(query)]
 
     def close(self) -> None:
         self.engine.dispose()

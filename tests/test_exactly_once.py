@@ -1,0 +1,238 @@
+"""Every received command is decided exactly once: request ids, recovery, commit listeners,
+and the errors and schema checks around them. Real SQLite files and a real PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import Column, Integer, MetaData, String, Table, func, select
+
+from scriba.service.errors import GameExists, InvalidInput, ServiceError, UnknownGame
+from scriba.service.service import Service
+from scriba.store import migrate
+from scriba.store.database import head_revision
+from scriba.store.eventstore import EventStore
+
+START = "2026-03-01T10:00:00Z"
+ENACT = {"enact": {"title": "T", "text": "A harmless rule."}}
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'scriba.db'}"
+    return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def svc(db_url):
+    service = Service(db_url)
+    yield service
+    service.close()
+
+
+def new_game(service: Service, name: str) -> str:
+    import uuid
+
+    game = f"{name}-{uuid.uuid4().hex[:6]}"
+    service.create_game("equinomic", game_id=game, start=START,
+                        players=["Anna", "Bruno", "Carla"])
+    return game
+
+
+def test_the_same_request_id_returns_the_first_outcome_and_records_nothing(svc):
+    game = new_game(svc, "rid")
+    first = svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
+                        request_id="form-1")
+    assert first.accepted and not first.repeated and first.request_id == "form-1"
+    log, rows = svc.log(game), svc.store.inbound(game)
+    again = svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
+                        request_id="form-1")
+    assert again.repeated and again.accepted and again.inbound_id == first.inbound_id
+    assert [e["seq"] for e in again.events] == [e["seq"] for e in first.events]
+    assert again.events == svc.store.events_by_seq(game, [e["seq"] for e in first.events])
+    assert svc.log(game) == log and svc.store.inbound(game) == rows
+    # A refusal is an outcome too: repeated, it is the same refusal, not a second one.
+    refused = svc.perform(game, "Zoe", "propose", {"changes": [ENACT]}, request_id="form-2")
+    repeat = svc.perform(game, "Zoe", "propose", {"changes": [ENACT]}, request_id="form-2")
+    assert not refused.accepted and not repeat.accepted and repeat.repeated
+    assert repeat.message == refused.message
+    assert sum(e["type"] == "command_refused" for e in svc.log(game)) == 1
+    # Ids are per game: another game's form-1 is a new command.
+    other = new_game(svc, "rid2")
+    fresh = svc.perform(other, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
+                        request_id="form-1")
+    assert fresh.accepted and not fresh.repeated
+    assert svc.replay(game).to_json() == svc.load(game).to_json()
+    for bad in ("", "x" * 201, 7):
+        with pytest.raises(InvalidInput):
+            svc.perform(game, "Anna", "vote", {"proposal": "p1", "choice": "favorevole"},
+                        request_id=bad)
+
+
+def test_a_request_kept_but_never_decided_is_decided_once_by_its_retry(svc, db_url):
+    game = new_game(svc, "inflight")
+    # What a process killed between keeping the input and deciding it leaves behind.
+    command = {"op": "perform", "actor": "Anna", "action": "propose",
+               "args": {"label": "p1", "changes": [ENACT]}, "at": None}
+    inbound_id, created = svc.store.receive("api", "raw", game, "mail-7", command)
+    assert created
+    other = Service(db_url)  # the retry reaches another process
+    try:
+        outcome = other.perform(game, "Anna", "propose",
+                                {"label": "p1", "changes": [ENACT]}, request_id="mail-7")
+        assert outcome.accepted and outcome.inbound_id == inbound_id
+        assert svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
+                           request_id="mail-7").repeated
+        assert svc.recover() == []
+    finally:
+        other.close()
+    proposals = [e for e in svc.log(game) if e["type"] == "proposal_submitted"]
+    assert len(proposals) == 1
+    assert [r["status"] for r in svc.store.inbound(game)] == ["accepted"]
+
+
+def test_recover_decides_what_a_crash_left_undecided_in_order(svc, db_url):
+    game = new_game(svc, "recover")
+    svc.store.receive("mail", "propose p1", game, None, {
+        "op": "perform", "actor": "Anna", "action": "propose",
+        "args": {"label": "p1", "changes": [ENACT]}, "at": None})
+    svc.store.receive("mail", "vote p1", game, None, {  # needs p1: decided after it
+        "op": "perform", "actor": "Bruno", "action": "vote",
+        "args": {"proposal": "p1", "choice": "favorevole"}, "at": None})
+    svc.store.receive("mail", "raw text only, no command", game)  # left to its interface
+    svc.store.receive("api", "x", "no-such-game", None, {
+        "op": "perform", "actor": "Anna", "action": "propose", "args": {}, "at": None})
+    restarted = Service(db_url)
+    try:
+        outcomes = restarted.recover()
+        mine = [o for o in outcomes if o.inbound_id in
+                {r["id"] for r in restarted.store.inbound(game)}]
+        assert [o.accepted for o in mine] == [True, True]
+        assert [p["label"] for p in restarted.load(game).proposals.values()] == ["p1"]
+        statuses = {r["raw"]: r["status"] for r in restarted.store.inbound(game)}
+        assert statuses["propose p1"] == statuses["vote p1"] == "accepted"
+        assert statuses["raw text only, no command"] == "received"
+        assert restarted.store.inbound("no-such-game")[0]["status"] == "refused"
+        assert [o for o in restarted.recover() if o.inbound_id in
+                {r["id"] for r in restarted.store.inbound(game)}] == []
+        assert restarted.replay(game).to_json() == restarted.load(game).to_json()
+    finally:
+        restarted.close()
+
+
+def outbox_table(service: Service) -> Table:
+    table = Table("test_outbox", MetaData(), Column("id", Integer, primary_key=True),
+                  Column("game_id", String(64)), Column("seq", Integer))
+    table.create(service.store.engine, checkfirst=True)
+    return table
+
+
+def test_a_commit_listener_writes_in_the_commands_transaction(svc):
+    game = new_game(svc, "listen")
+    outbox = outbox_table(svc)
+    seen = []
+
+    def listener(connection, game_id, events, outcome):
+        seen.append(outcome)
+        connection.execute(outbox.insert(), [{"game_id": game_id, "seq": e["seq"]}
+                                              for e in events])
+    svc.add_commit_listener(listener)
+    outcome = svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]})
+    assert outcome.accepted and seen == [outcome]
+    with svc.store.engine.connect() as connection:
+        rows = connection.execute(select(outbox.c.seq).where(outbox.c.game_id == game))
+        assert [r[0] for r in rows] == [e["seq"] for e in outcome.events]
+
+
+def test_a_failing_listener_rolls_the_command_back_and_records_a_refusal(svc):
+    game = new_game(svc, "listen-fail")
+    outbox = outbox_table(svc)
+    before = svc.load(game).to_json()
+
+    def listener(connection, game_id, events, outcome):
+        connection.execute(outbox.insert().values(game_id=game_id, seq=0))
+        raise RuntimeError("the outbox is full")
+    svc.add_commit_listener(listener)
+    outcome = svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
+                          request_id="r1")
+    assert not outcome.accepted and "outbox is full" in outcome.message
+    log = svc.log(game)
+    assert log[-1]["type"] == "command_refused"
+    assert log[-1]["payload"]["reason"] == "internal_error"
+    assert not any(e["type"] == "proposal_submitted" for e in log)
+    assert svc.store.inbound(game)[-1]["status"] == "refused"
+    with svc.store.engine.connect() as connection:
+        assert connection.execute(select(func.count()).select_from(outbox)
+                                  .where(outbox.c.game_id == game)).scalar() == 0
+    fresh = Service(svc.store.url)
+    try:
+        assert fresh.load(game).to_json() == fresh.replay(game).to_json()
+        assert fresh.load(game).proposals == {}
+        assert fresh.load(game).seq == len(log)
+    finally:
+        fresh.close()
+    assert before != svc.load(game).to_json()  # only seq/time moved: the refusal is logged
+
+
+def test_games_that_exist_or_do_not(svc):
+    game = new_game(svc, "dup")
+    with pytest.raises(GameExists):
+        svc.create_game("equinomic", game_id=game, start=START, players=["Anna"])
+    rows = len(svc.store.inbound())
+    with pytest.raises(UnknownGame):
+        svc.perform("nope", "Anna", "propose", {"changes": [ENACT]})
+    with pytest.raises(UnknownGame):
+        svc.load("nope")
+    with pytest.raises(UnknownGame):
+        svc.advance("nope", by=60)
+    assert len(svc.store.inbound()) == rows  # nothing kept for a game that is not there
+
+
+def test_an_old_schema_is_refused_until_migrated(tmp_path):
+    from alembic import command
+
+    from scriba.store.database import _alembic_config, make_engine
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = make_engine(url)
+    config = _alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+    engine.dispose()
+    with pytest.raises(ServiceError, match="scriba db upgrade"):
+        EventStore(url)
+    assert migrate(url) == head_revision()
+    EventStore(url).close()
+    # A fresh file just works, and the head read without Alembic is Alembic's head.
+    fresh = EventStore(f"sqlite:///{tmp_path / 'fresh.db'}")
+    fresh.close()
+    from alembic.script import ScriptDirectory
+
+    assert head_revision() == ScriptDirectory.from_config(config).get_current_head()
+
+
+def test_the_lock_holder_decides_the_inputs_queued_behind_it_in_order(svc):
+    game = new_game(svc, "batch")
+    svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]})
+    # Two writers kept their inputs and wait for the lock (here: never come back).
+    for voter, rid in (("Bruno", "b-1"), ("Carla", "c-1")):
+        svc.store.receive("web", f"{voter} votes", game, rid, {
+            "op": "perform", "actor": voter, "action": "vote",
+            "args": {"proposal": "p1", "choice": "favorevole"}, "at": None})
+    seen = []
+    svc.add_commit_listener(lambda conn, game_id, events, outcome: seen.append(
+        [e["actor"] for e in events]))
+    mine = svc.perform(game, "Anna", "vote", {"proposal": "p1", "choice": "favorevole"},
+                       request_id="a-1")
+    # Decided after the two queued ones: their votes closed p1 before Anna's came.
+    assert not mine.accepted and not mine.repeated and "p1" in mine.message
+    votes = [e["actor"] for e in svc.log(game) if e["type"] == "vote_cast"]
+    assert votes == ["Bruno", "Carla"]  # in the order the inputs were kept
+    assert [actors[0] for actors in seen] == ["Bruno", "Carla", "Anna"]  # once each
+    late = svc.perform(game, "Bruno", "vote", {"proposal": "p1", "choice": "favorevole"},
+                       request_id="b-1")  # Bruno's writer asks again: the first answer
+    assert late.accepted and late.repeated
+    assert [e["actor"] for e in late.events] == ["Bruno"]
+    assert [r["status"] for r in svc.store.inbound(game)] == [
+        "accepted", "accepted", "accepted", "refused"]
