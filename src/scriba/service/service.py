@@ -37,6 +37,7 @@ from typing import Any
 from scriba.kernel.engine import Command, Engine
 from scriba.kernel.errors import Refused
 from scriba.kernel.events import Event, apply_event, fold, make_event
+from scriba.kernel.journal import trial
 from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import add_seconds, iso, normalize
 from scriba.rulecode.host import SandboxHost
@@ -332,9 +333,11 @@ class Service:
     def _decide(self, state: GameState, command: Command, now: str,
                 raw: str) -> tuple[list[Event], Outcome]:
         fired = self.engine.fire_due_timers(state, now)
-        current = fold(fired, state.copy()) if fired else state
         try:
-            events = self.engine.handle(current, command, now)
+            with trial(state):  # the timers' events, undone after: no whole-state copy
+                for event in fired:
+                    apply_event(state, event)
+                events = self.engine.handle(state, command, now)
             return fired + events, Outcome(True, "", events)
         except Refused as refusal:
             message = refusal_text(refusal, state.language)
