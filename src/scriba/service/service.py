@@ -51,6 +51,12 @@ class Service:
         self.engine = Engine(self.host)
         self.snapshot_every = snapshot_every
         self._states: dict[str, GameState] = {}
+        self._commit_listeners: list[Any] = []
+
+    def add_commit_listener(self, listener: Any) -> None:
+        """Call ``listener(connection, game_id, events, outcome)`` inside the transaction
+        that appends a decision's events, so what it writes commits with them or not at all."""
+        self._commit_listeners.append(listener)
 
     def close(self) -> None:
         self.host.pool.close()
@@ -118,8 +124,13 @@ class Service:
     # --- commands -----------------------------------------------------------------------
     def perform(self, game_id: str, actor: str | None, action: str,
                 args: dict[str, Any] | None = None, at: str | None = None,
-                channel: str = "api", raw: str | None = None) -> Outcome:
-        """Perform an action as a player (or officer); refused commands are recorded."""
+                channel: str = "api", raw: str | None = None,
+                request_id: str | None = None) -> Outcome:
+        """Perform an action as a player (or officer); refused commands are recorded.
+
+        ``request_id`` names the client's request (a letter's Message-ID, a form's token):
+        the same id again returns the first outcome and records nothing new.
+        """
         args = dict(args or {})
         raw = raw if raw is not None else json.dumps(
             {"actor": actor, "action": action, "args": args}, ensure_ascii=False, default=str)
@@ -185,7 +196,9 @@ class Service:
             mark = None if inbound is None else (
                 inbound, "accepted" if outcome.accepted else "refused", outcome.message)
             try:
-                self.store.append(game_id, numbered, mark)
+                self.store.append(game_id, numbered, mark, lambda connection: [
+                    listener(connection, game_id, numbered, outcome)
+                    for listener in self._commit_listeners])
             except Conflict:
                 self._states.pop(game_id, None)
                 continue

@@ -83,7 +83,8 @@ class EventStore:
 
     # --- events -----------------------------------------------------------------------
     def append(self, game_id: str, events: list[dict[str, Any]],
-               inbound: tuple[int, str, str] | None = None) -> None:
+               inbound: tuple[int, str, str] | None = None,
+               in_transaction: Any = None) -> None:
         """Append events, and mark the inbound message they answer, in one transaction."""
         if not events and inbound is None:
             return
@@ -94,6 +95,9 @@ class EventStore:
                     row = session.get(Inbound, inbound[0])
                     if row is not None:
                         row.status, row.result = inbound[1], inbound[2]
+                if in_transaction is not None:
+                    session.flush()
+                    in_transaction(session.connection())
         except IntegrityError as error:
             raise Conflict(f"game {game_id} changed meanwhile") from error
 
