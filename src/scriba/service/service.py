@@ -14,7 +14,8 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from scriba.kernel.engine import Command, Engine
 from scriba.kernel.errors import Refused
@@ -25,6 +26,9 @@ from scriba.rulecode.host import SandboxHost
 from scriba.rulesets import Ruleset, load_ruleset
 from scriba.service.messages import refusal_text, translate
 from scriba.store.eventstore import Conflict, EventStore
+
+if TYPE_CHECKING:
+    from scriba.service.accounts import Accounts
 
 DEFAULT_DB = "sqlite:///scriba.db"
 SNAPSHOT_EVERY = 250
@@ -57,6 +61,12 @@ class Service:
         """Call ``listener(connection, game_id, events, outcome)`` inside the transaction
         that appends a decision's events, so what it writes commits with them or not at all."""
         self._commit_listeners.append(listener)
+
+    @cached_property
+    def accounts(self) -> Accounts:
+        """People and their seats, invitations and API tokens (:mod:`.accounts`)."""
+        from scriba.service.accounts import Accounts
+        return Accounts(self)
 
     def close(self) -> None:
         self.host.pool.close()
