@@ -24,8 +24,11 @@ from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import add_seconds, iso, normalize
 from scriba.rulecode.host import SandboxHost
 from scriba.rulesets import Ruleset, load_ruleset
+from scriba.service import validation
+from scriba.service.errors import GameExists, InvalidInput
+from scriba.service.errors import UnknownGame as NoSuchGame
 from scriba.service.messages import refusal_text, translate
-from scriba.store.eventstore import Conflict, EventStore
+from scriba.store.eventstore import Conflict, EventStore, UnknownGame
 
 if TYPE_CHECKING:
     from scriba.service.accounts import Accounts
@@ -80,6 +83,8 @@ class Service:
                     rules: list[dict[str, Any]] | None = None) -> GameState:
         """Create a game from a ruleset; ``players`` default to the ruleset's initial ones."""
         ruleset = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+        game_id, name, players = validation.new_game(ruleset.language, game_id, name, players,
+                                                     rules)
         game_id = game_id or f"{ruleset.id}-{uuid.uuid4().hex[:8]}"
         payload = ruleset.game_payload(game_id, name or game_id, seed, clock, settings)
         if rules is not None:
@@ -95,8 +100,11 @@ class Service:
         try:
             state, events = self.engine.create(spec, start)
         except Refused as refusal:
-            raise ValueError(refusal_text(refusal, ruleset.language)) from None
-        self.store.create_game(game_id, payload["name"], ruleset.id, events)
+            raise InvalidInput(refusal_text(refusal, ruleset.language)) from None
+        try:
+            self.store.create_game(game_id, payload["name"], ruleset.id, events)
+        except Conflict:
+            raise GameExists(validation.game_exists(game_id, ruleset.language)) from None
         self._states[game_id] = state
         return state
 
@@ -109,7 +117,11 @@ class Service:
         if state is None:
             snapshot = self.store.latest_snapshot(game_id)
             state = GameState.from_dict(snapshot[1]) if snapshot else GameState()
-        for event in self.store.events(game_id, after=state.seq):
+        try:
+            later = self.store.events(game_id, after=state.seq)
+        except UnknownGame:
+            raise NoSuchGame(validation.no_game(game_id)) from None
+        for event in later:
             apply_event(state, event)
         self._states[game_id] = state
         return state
@@ -141,8 +153,8 @@ class Service:
         ``request_id`` names the client's request (a letter's Message-ID, a form's token):
         the same id again returns the first outcome and records nothing new.
         """
-        args = dict(args or {})
-        raw = raw if raw is not None else json.dumps(
+        actor, action, args = validation.command_for(self.load(game_id), actor, action, args)
+        raw = validation.raw(raw) if raw is not None else json.dumps(
             {"actor": actor, "action": action, "args": args}, ensure_ascii=False, default=str)
         inbound = self.store.keep_inbound(channel, raw, game_id)
         return self._with_retries(game_id, lambda state, now: self._decide(
@@ -180,7 +192,9 @@ class Service:
             (events := self.engine.fire_due_timers(state, now)), Outcome(True, "", events)), None)
 
     def add_player(self, game_id: str, name: str, at: str | None = None) -> Outcome:
+        raw_name = name
         def decide(state: GameState, now: str) -> tuple[list[Event], Outcome]:
+            name = validation.new_player(raw_name, state.players, state.language)
             if state.ended:
                 return [], Outcome(False, translate("game_ended", state.language))
             if name in state.players and state.players[name]["status"] == "active":
@@ -229,17 +243,12 @@ class Service:
         for event in self.store.events(game_id):
             yield json.dumps(event, ensure_ascii=False, sort_keys=True)
 
-    def import_game(self, lines: Iterable[str], game_id: str | None = None) -> GameState:
-        events = [json.loads(line) for line in lines if line.strip()]
-        if not events or events[0]["type"] != "game_created":
-            raise ValueError("an exported game starts with its game_created event")
-        first = events[0]["payload"]
-        game_id = game_id or first["game_id"]
-        for expected, event in enumerate(events, start=1):
-            if event["seq"] != expected:
-                raise ValueError(f"event {expected} is missing or out of order")
-        first["game_id"] = game_id
-        self.store.create_game(game_id, first.get("name", game_id), first["ruleset"], events)
+    def import_game(self, source: Any, game_id: str | None = None) -> GameState:
+        """Import an exported game (a path, a binary file or lines), checked whole before
+        anything is written (:mod:`scriba.service.importing`); all or nothing."""
+        from scriba.service.importing import import_game
+
+        game_id = import_game(self, source, game_id)
         self._states.pop(game_id, None)
         return self.load(game_id)
 
