@@ -28,6 +28,7 @@ from scriba.service import validation
 from scriba.service.errors import GameExists, InvalidInput
 from scriba.service.errors import UnknownGame as NoSuchGame
 from scriba.service.messages import refusal_text, translate
+from scriba.service.reads import GameReads
 from scriba.store.eventstore import Conflict, EventStore, UnknownGame
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class Outcome:
     state: GameState | None = None
 
 
-class Service:
+class Service(GameReads):
     def __init__(self, db_url: str | None = None, host: SandboxHost | None = None,
                  snapshot_every: int = SNAPSHOT_EVERY) -> None:
         self.store = EventStore(db_url or default_db_url())
