@@ -83,7 +83,10 @@ def game_context(service: Any, game_id: str, status: dict[str, Any],
     players = summary["players"]
     keys = sorted({k for values in players.values() for k in values if k != "status"})
     proposals = service.proposals(game_id)
+    words = service.words(game_id, reader.language) if hasattr(service, "words") else None
     return {
+        "labels": dict(getattr(words, "variables", None) or {}),
+        "office_labels": dict(getattr(words, "offices", None) or {}),
         "game": game_info(status), "status": status, "rule_lang": status.get("language"),
         "clock_now": status.get("now") or summary.get("time"),
         "players": players, "player_keys": keys,
