@@ -79,6 +79,7 @@ MESSAGES: dict[str, str] = {
     "too_many_changes": "Too many rule changes in one proposal: {count}, at most {limit}.",
     "too_deep": "The value of {field} is nested too deeply (at most {limit} levels).",
     "too_big": "The command is too big: at most {limit} values or characters.",
+    "bad_duration": "'{value}' is not a duration (write e.g. 90s, 45m, 12h, 3d or 1w).",
     "game_exists": "There is already a game {game}.",
     "no_game": "There is no game {game}.",
     "bad_value": "The value of {field} is not allowed (text, numbers, yes/no, lists and "
@@ -359,3 +360,33 @@ def game_exists(game: str, language: str = "en") -> str:
 
 def no_game(game: str, language: str = "en") -> str:
     return translate(MESSAGES["no_game"], language, game=_clip(game))
+
+
+def moment(value: Any, field: str, language: str = "en") -> str:
+    """A time given by a person (``2026-03-04`` or ``2026-03-04T10:00:00Z``), normalised
+    to UTC; anything else is refused in one sentence."""
+    from scriba.kernel.timeutil import normalize
+
+    checked = decode(value, field, language)
+    try:
+        return normalize(checked)
+    except (ValueError, TypeError, OverflowError):
+        raise InvalidInput(translate(
+            "{value} is not a date (write e.g. 2026-03-04 or 2026-03-04T10:00:00Z).",
+            language, value=_clip(checked)), field=field) from None
+
+
+def duration(value: Any, field: str, language: str = "en") -> int:
+    """Seconds in a duration given by a person: ``90``, ``45m``, ``3d``, ``1w 2d``."""
+    from scriba.kernel.timeutil import parse_duration
+
+    checked = decode(value, field, language)
+    try:
+        seconds = parse_duration(int(checked) if checked.strip().isdigit() else checked)
+    except (ValueError, OverflowError):
+        raise InvalidInput(translate(MESSAGES["bad_duration"], language,
+                                     value=_clip(checked)), field=field) from None
+    if seconds > 100 * 366 * 86400:
+        raise InvalidInput(translate(MESSAGES["bad_duration"], language,
+                                     value=_clip(checked)), field=field)
+    return seconds
