@@ -45,6 +45,8 @@ EXTRAS: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
      {"agora": "Agora Nomic: re-tally its recorded votes."}),
     ("scriba.cli.web", ("serve", "token"),  # H5: web server and API tokens
      {"serve": "Serve the web pages and the API.", "token": "Print a new API token."}),
+    ("scriba.cli.publish", ("publish",),  # H7: the public pages as a static site
+     {"publish": "Write a game's public pages as a static site."}),
 ]
 
 

@@ -69,6 +69,20 @@ def state_changes(before: dict[str, Any], after: dict[str, Any]) -> list[dict[st
     return rows
 
 
+def rule_effects(dry: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The rules a dry run would change, each with its text and code diff."""
+    before = {str(r["id"]): r for r in (dry or {}).get("rules_before") or []}
+    effects = []
+    for rule in (dry or {}).get("rules_after") or []:
+        old = before.get(str(rule["id"])) or {}
+        kept = rule.get("in_force", True)
+        effects.append({"id": str(rule["id"]), "title": rule.get("title", ""), "after": rule,
+                        "before": before.get(str(rule["id"])),
+                        "text_rows": diff_rows(old.get("text"), rule.get("text") if kept else ""),
+                        "code_rows": diff_rows(old.get("code"), rule.get("code") if kept else "")})
+    return effects
+
+
 @router.get("/games/{game_id}/proposals/{ref}", response_class=HTMLResponse)
 def proposal_page(request: Request, game_id: str, ref: str) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
@@ -76,20 +90,11 @@ def proposal_page(request: Request, game_id: str, ref: str) -> Response:
         rules = {str(r["id"]): r for r in service.rules_at(game_id) if r.get("in_force")}
         dry = service.dry_run(game_id, ref, reader.language) \
             if proposal.get("status") == "open" else None
-        rules_before = {str(r["id"]): r for r in (dry or {}).get("rules_before") or []}
-        rule_effects = [
-            {"id": str(r["id"]), "title": r.get("title", ""), "after": r,
-             "before": rules_before.get(str(r["id"])),
-             "text_rows": diff_rows((rules_before.get(str(r["id"])) or {}).get("text"),
-                                    r.get("text") if r.get("in_force", True) else ""),
-             "code_rows": diff_rows((rules_before.get(str(r["id"])) or {}).get("code"),
-                                    r.get("code") if r.get("in_force", True) else "")}
-            for r in (dry or {}).get("rules_after") or []]
         return common.render(
             request, "proposal.html", reader, current="proposals", game=game_info(status),
             rule_lang=status.get("language"), proposal=proposal,
             changes=change_views(proposal.get("changes") or [], rules), dry=dry,
-            rule_effects=rule_effects,
+            rule_effects=rule_effects(dry),
             state_rows=state_changes((dry or {}).get("summary_before") or {},
                                      (dry or {}).get("summary_after") or {}),
             change_names=change_names(reader.language))
