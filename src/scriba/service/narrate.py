@@ -34,6 +34,7 @@ STATUS_WORDS = {
 CHOICE_WORDS = {"for": "for", "against": "against", "abstain": "abstain", "present": "present"}
 CHANGE_WORDS = {
     "enact": "enact rule {rule}", "enact_new": "enact a new rule",
+    "enact_titled": "enact a new rule, \u201c{title}\u201d",
     "repeal": "repeal rule {rule}", "amend": "amend rule {rule}",
     "amend_paragraph": "amend paragraph {paragraph} of rule {rule}",
     "transmute": "transmute rule {rule}", "set_attribute": "change an attribute of rule {rule}",
@@ -49,6 +50,7 @@ class Words:
     language: str = "en"
     variables: dict[str, str] = field(default_factory=dict)
     offices: dict[str, str] = field(default_factory=dict)
+    assets: dict[str, str] = field(default_factory=dict)  # kind → its name in the game
     choices: dict[str, str] = field(default_factory=dict)  # canonical → the ruleset's word
     proposals: dict[str, str] = field(default_factory=dict)  # number → label
     rule_titles: dict[str, str] = field(default_factory=dict)
@@ -96,6 +98,7 @@ def base_words(state: Any, language: str | None = None) -> Words:
         language=language,
         variables=dict(toml.get("variables", {})),
         offices=dict(toml.get("offices", {})),
+        assets=dict(toml.get("assets", {})),
         proposals={str(n): str(p.get("label") or n) for n, p in state.proposals.items()},
         rule_titles={rid: r["title"] for rid, r in state.rules.items()},
     )
@@ -144,11 +147,11 @@ def choice_word(choice: Any, words: Words) -> str:
 def change_phrase(change: dict[str, Any], language: str) -> str:
     kind = str(change.get("type", ""))
     if kind == "enact" and not change.get("rule"):
-        kind = "enact_new"
+        kind = "enact_titled" if change.get("title") else "enact_new"
     template = CHANGE_WORDS.get(kind)
     if template is None:
         return kind
-    return _(template, language, rule=change.get("rule", "?"),
+    return _(template, language, rule=change.get("rule", "?"), title=change.get("title"),
              paragraph=change.get("paragraph", "?"), to=change.get("to", "?"))
 
 
@@ -305,7 +308,7 @@ class Narrator:
             "enact": "{named} is enacted {cause}.",
             "repeal": "{named} is repealed {cause}.",
             "amend": "{named} is amended {cause}.",
-            "amend_paragraph": "Paragraph {paragraph} of {named_lower} is amended {cause}.",
+            "amend_paragraph": "{named}: paragraph {paragraph} is amended {cause}.",
             "transmute": "{named} is transmuted {cause}: {detail}.",
             "set_attribute": "{named} changes {detail} {cause}.",
             "retitle": "{named} is retitled {cause}.",
@@ -317,8 +320,7 @@ class Narrator:
                            if k not in ("type", "rule"))
         if kind == "renumber":
             self.words.rule_titles[str(change.get("to"))] = title
-        return self._t(template, named=named, named_lower=named[:1].lower() + named[1:],
-                       cause=self._cause(p.get("cause") or {}), kind=kind,
+        return self._t(template, named=named, cause=self._cause(p.get("cause") or {}), kind=kind,
                        paragraph=change.get("paragraph", "?"), to=change.get("to", "?"),
                        detail=detail).replace("  ", " ").replace(" .", ".")
 
@@ -355,6 +357,7 @@ class Narrator:
         key = (str(p.get("kind")), str(p.get("id")))
         new = key not in self.assets
         self.assets.add(key)
+        key = (self.words.assets.get(key[0], key[0]), key[1])
         owner = p.get("owner")
         if new and owner is not None:
             text = self._t("New {kind} {id}, owned by {owner}.", kind=key[0], id=key[1],
@@ -370,7 +373,8 @@ class Narrator:
 
     def _asset_destroyed(self, e: Event, p: dict[str, Any]) -> str:
         self.assets.discard((str(p.get("kind")), str(p.get("id"))))
-        return self._by_rule(self._t("{kind} {id} is destroyed.", kind=p.get("kind"),
+        kind = self.words.assets.get(str(p.get("kind")), str(p.get("kind")))
+        return self._by_rule(self._t("{kind} {id} is destroyed.", kind=kind,
                                      id=p.get("id")), p)
 
     def _notice(self, e: Event, p: dict[str, Any]) -> str:
@@ -442,11 +446,13 @@ def _next_steps(state: Any, events: list[Event], words: Words) -> list[str]:
 
 def _proposal_deadline(state: Any, proposal: dict[str, Any]) -> str | None:
     numbers = {proposal["number"], str(proposal["number"]), proposal.get("label")}
-    tied = [t["at"] for t in state.timers.values()
+    later = [t for t in state.timers.values() if t["at"] > state.time]
+    tied = [t["at"] for t in later
             if isinstance(t.get("data"), dict) and t["data"].get("proposal") in numbers]
     if tied:
         return min(tied)
-    upcoming = sorted(t["at"] for t in state.timers.values())
+    # Else the next deadline of the game (a Giornata's or round's end closes its votes).
+    upcoming = sorted(t["at"] for t in later)
     return upcoming[0] if upcoming else None
 
 

@@ -488,11 +488,12 @@ def _period_reports(events: list[Event], state: GameState,
             for var, value in (p.get("vars") or {}).items():
                 values[(str(p["player"]), var)] = value
         if kind == "var_set" and p.get("player") is not None:
+            # Only additions count as points moved; a value set outright is bookkeeping
+            # (the round a player last acted in, a number chosen).
             key = (str(p["player"]), str(p["name"]))
-            old, new = values.get(key), p.get("value")
-            values[key] = new
-            if _number(old) and _number(new) and current is not None:
-                moved[key] = moved.get(key, 0) + (new - old)
+            values[key] = p.get("value")
+            if _number(p.get("delta")) and current is not None:
+                moved[key] = moved.get(key, 0) + p["delta"]
         if current is None:
             current = open_(translate("Before the first period", words.language),
                             event["time"])
