@@ -121,6 +121,9 @@ def test_ruleset_diff_between_two_dates(eq: tuple[Service, str]) -> None:
     assert [(d["id"], d["change"]) for d in diff] == [("109", "changed")]
     assert diff[0]["new_text"].startswith("Venti punti") and "Venti" not in diff[0]["old_text"]
     assert svc.ruleset_diff(game, "2026-03-04", "2026-03-04") == []
+    same_day = svc.ruleset_diff(game, "2026-03-03", "2026-03-03")  # adopted at 11:00 that day
+    assert [(d["id"], d["change"]) for d in same_day] == [("109", "changed")]
+    assert svc.ruleset_diff(game, "2020-01-01") == diff  # from the game's start until now
 
 
 def test_proposals_by_label_or_number(eq: tuple[Service, str]) -> None:
@@ -197,6 +200,21 @@ def test_chronicle_filters_by_player_kind_and_seq(eq: tuple[Service, str]) -> No
     assert carla and all("Carla" in e["text"] for e in carla)
     later = svc.chronicle(game, after_seq=votes[0]["seq"], limit=2)
     assert len(later) == 2 and later[0]["seq"] > votes[0]["seq"]
+
+
+def test_chronicle_groups_and_dates(eq: tuple[Service, str]) -> None:
+    svc, game = eq
+    proposals = svc.chronicle(game, kinds=["proposals"])
+    assert {e["kind"] for e in proposals} == {"proposal_submitted", "vote_cast",
+                                              "proposal_resolved"}
+    assert all(e["group"] == "proposals" for e in proposals)
+    march_3 = svc.chronicle(game, since="2026-03-03", until="2026-03-03")
+    assert march_3 and all(e["time"][:10] == "2026-03-03" for e in march_3)
+    assert any("p1" in e["text"] for e in march_3)
+    points = svc.chronicle(game, kinds=["points"])
+    assert any(e["text"].startswith("Anna: punti +10") for e in points)
+    with pytest.raises(errors.InvalidInput):
+        svc.chronicle(game, since="last week")
 
 
 def test_period_reports_per_turn(eq: tuple[Service, str]) -> None:

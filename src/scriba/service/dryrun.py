@@ -15,7 +15,7 @@ from scriba.kernel.errors import Refused
 from scriba.kernel.events import make_event
 from scriba.kernel.state import GameState, natural_key
 from scriba.service.messages import refusal_text
-from scriba.service.narrate import Narrator, Words, short_reason
+from scriba.service.narrate import Narrator, Words, bookkeeping, short_reason
 from scriba.service.summary import summarize
 
 _RULE_KEYS = ("title", "text", "code", "attributes", "in_force")
@@ -40,7 +40,7 @@ def dry_run(engine: Engine, state: GameState, number: int, now: str,
     after = run.state if refused is None else state
     narrator = Narrator(words)
     events = [{"seq": e["seq"], "time": e["time"], "kind": e["type"], "actor": e["actor"],
-               "text": narrator.tell(e)} for e in run.events]
+               "text": narrator.tell(e)} for e in run.events if not bookkeeping(e)]
     return {
         "proposal": proposal["number"],
         "label": proposal.get("label") or str(proposal["number"]),

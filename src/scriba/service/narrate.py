@@ -185,9 +185,30 @@ class Narrator:
             text = _("Event {kind}.", self.language, kind=kind)
         else:
             text = teller(event, payload)
-        if kind == "timer_set":
-            self.timers[str(payload.get("id"))] = str(payload.get("name", ""))
+        self.note(event)
         return text
+
+    def note(self, event: Event) -> None:
+        """Remember what an event names for the events after it, without telling it."""
+        kind = event["type"]
+        p = event.get("payload") or {}
+        if kind == "timer_set":
+            self.timers[str(p.get("id"))] = str(p.get("name", ""))
+        elif kind == "asset_set":
+            self.assets.add((str(p.get("kind")), str(p.get("id"))))
+        elif kind == "asset_destroyed":
+            self.assets.discard((str(p.get("kind")), str(p.get("id"))))
+        elif kind == "proposal_submitted":
+            self.words.proposals[str(p.get("number"))] = str(p.get("label") or p.get("number"))
+        elif kind == "rule_changed":
+            change = p.get("change") or {}
+            rule = str(change.get("rule"))
+            if change.get("type") in ("enact", "retitle", "amend", "reenact") \
+                    and change.get("title"):
+                self.words.rule_titles[rule] = str(change["title"])
+            elif change.get("type") == "renumber":
+                self.words.rule_titles[str(change.get("to"))] = \
+                    self.words.rule_titles.get(rule, "")
 
     def _t(self, template: str, **params: Any) -> str:
         return _(template, self.language, **params)
@@ -247,7 +268,6 @@ class Narrator:
     # --- proposals and votes --------------------------------------------------------
     def _proposal_submitted(self, e: Event, p: dict[str, Any]) -> str:
         label = str(p.get("label") or p.get("number"))
-        self.words.proposals[str(p.get("number"))] = label
         changes = "; ".join(change_phrase(c, self.language) for c in p.get("changes") or []
                             if isinstance(c, dict))
         title = p.get("title") or ""
@@ -300,8 +320,6 @@ class Narrator:
         kind = change.get("type")
         rule = str(change.get("rule"))
         title = change.get("title") or self.words.rule_titles.get(rule, "")
-        if kind == "enact" and change.get("title"):
-            self.words.rule_titles[rule] = change["title"]
         named = self._t("Rule {rule} (\u201c{title}\u201d)", rule=rule, title=title) if title \
             else self._t("Rule {rule}", rule=rule)
         templates = {
@@ -318,8 +336,6 @@ class Narrator:
         template = templates.get(str(kind), "{named}: {kind} {cause}.")
         detail = ", ".join(f"{k} = {show_value(v)}" for k, v in change.items()
                            if k not in ("type", "rule"))
-        if kind == "renumber":
-            self.words.rule_titles[str(change.get("to"))] = title
         return self._t(template, named=named, cause=self._cause(p.get("cause") or {}), kind=kind,
                        paragraph=change.get("paragraph", "?"), to=change.get("to", "?"),
                        detail=detail).replace("  ", " ").replace(" .", ".")
@@ -356,7 +372,6 @@ class Narrator:
     def _asset_set(self, e: Event, p: dict[str, Any]) -> str:
         key = (str(p.get("kind")), str(p.get("id")))
         new = key not in self.assets
-        self.assets.add(key)
         key = (self.words.assets.get(key[0], key[0]), key[1])
         owner = p.get("owner")
         if new and owner is not None:
@@ -372,7 +387,6 @@ class Narrator:
         return self._by_rule(text, p)
 
     def _asset_destroyed(self, e: Event, p: dict[str, Any]) -> str:
-        self.assets.discard((str(p.get("kind")), str(p.get("id"))))
         kind = self.words.assets.get(str(p.get("kind")), str(p.get("kind")))
         return self._by_rule(self._t("{kind} {id} is destroyed.", kind=kind,
                                      id=p.get("id")), p)

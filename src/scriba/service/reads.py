@@ -167,7 +167,10 @@ class GameReads:
         }
 
     # --- rules ----------------------------------------------------------------------
-    def _state_at(self, game_id: str, at: str | None, seq: int | None) -> GameState:
+    def _state_at(self, game_id: str, at: str | None, seq: int | None,
+                  since: bool = False) -> GameState:
+        """The state at a time or event; ``since``: a bare date is the start of that day,
+        and a time before the game's start is its start."""
         state = self._game(game_id)
         if at is None and seq is None:
             return state
@@ -179,13 +182,10 @@ class GameReads:
                 return state
         limit = None
         if at is not None:
-            try:
-                limit = _moment(at)
-            except (ValueError, TypeError, OverflowError):
-                raise errors.InvalidInput(translate(
-                    "{value} is not a date (write e.g. 2026-03-04 or 2026-03-04T10:00:00Z).",
-                    state.language, value=str(at)[:80]), field="at") from None
+            limit = _time_arg(at, state.language, "at", end_of_day=not since)
             start = self._log(game_id, upto=1)[0]["time"]
+            if since:
+                limit = max(limit, start)
             if limit < start:
                 raise errors.InvalidInput(translate(
                     "The game started on {start}; there were no rules on {at}.",
@@ -228,8 +228,11 @@ class GameReads:
 
     def ruleset_diff(self, game_id: str, since: str, until: str | None = None
                      ) -> list[dict[str, Any]]:
-        """Rules enacted, repealed or changed between two dates, with old and new text."""
-        before = {r["id"]: r for r in self.rules_at(game_id, at=since)}
+        """Rules enacted, repealed or changed between two dates (from the start of
+        ``since``'s day, or the game's, to the end of ``until``'s day, or now), with old
+        and new text."""
+        before = {r["id"]: _rule_dict(r)
+                  for r in self._state_at(game_id, since, None, since=True).rules.values()}
         after = {r["id"]: r for r in self.rules_at(game_id, at=until)}
         out = []
         for rule_id in sorted(set(before) | set(after), key=natural_key):
@@ -291,27 +294,38 @@ class GameReads:
     # --- the chronicle --------------------------------------------------------------
     def chronicle(self, game_id: str, language: str | None = None,
                   player: str | None = None, kinds: Iterable[str] | None = None,
-                  after_seq: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
-        """The log told as sentences: ``{seq, time, kind, actor, text}``; ``kinds`` are
-        event types (a game variable's bookkeeping shows only when ``var_set`` is asked
-        for); ``player`` keeps the events that player did or that concern them."""
+                  after_seq: int = 0, limit: int | None = None, since: str | None = None,
+                  until: str | None = None) -> list[dict[str, Any]]:
+        """The log told as sentences: ``{seq, time, kind, group, actor, text}``.
+
+        ``kinds`` are event types or groups (see ``CHRONICLE_GROUPS``: "proposals",
+        "rules", "points", "deadlines", …); a game variable's bookkeeping shows only when
+        ``var_set`` or "points" is asked for. ``player`` keeps what that player did or
+        what concerns them; ``since``/``until`` (ISO times, e.g. a period's start and end)
+        and ``after_seq``/``limit`` page through the log."""
         state = self._game(game_id)
         narrator = Narrator(self.words(game_id, language, state))
-        wanted = set(kinds) if kinds else None
-        # Earlier events still name timers and assets that later ones refer to.
-        events = self._log(game_id)
+        wanted = _expand_kinds(kinds)
+        since = _time_arg(since, state.language, "since", end_of_day=False)
+        until = _time_arg(until, state.language, "until", end_of_day=True)
         out = []
-        for event in events:
+        # Earlier events still name the timers and assets that later ones refer to.
+        for event in self._log(game_id):
+            if event["seq"] <= after_seq or (since is not None and event["time"] < since):
+                narrator.note(event)
+                continue
+            if until is not None and event["time"] > until:
+                break
+            if (wanted is not None and event["type"] not in wanted) or \
+                    (wanted is None and bookkeeping(event)) or \
+                    (player is not None and not _concerns(event, player)):
+                narrator.note(event)
+                continue
             text = narrator.tell(event)
-            if event["seq"] <= after_seq or not text:
-                continue
-            if wanted is not None and event["type"] not in wanted:
-                continue
-            if wanted is None and bookkeeping(event):
-                continue
-            if player is not None and not _concerns(event, player):
+            if not text:
                 continue
             out.append({"seq": event["seq"], "time": event["time"], "kind": event["type"],
+                        "group": KIND_GROUP.get(event["type"], "other"),
                         "actor": event["actor"], "text": text})
             if limit is not None and len(out) >= limit:
                 break
@@ -329,6 +343,34 @@ class GameReads:
 
 
 # --- helpers ---------------------------------------------------------------------------
+
+# The chronicle's filters, for people: each group names event types.
+CHRONICLE_GROUPS: dict[str, tuple[str, ...]] = {
+    "game": ("game_created", "winner_declared", "game_ended"),
+    "players": ("player_joined", "player_status"),
+    "proposals": ("proposal_submitted", "vote_cast", "vote_withdrawn", "proposal_resolved"),
+    "rules": ("rule_changed", "rule_change_failed", "rule_code_aborted"),
+    "points": ("var_set",),
+    "offices": ("office_set",),
+    "deadlines": ("timer_set", "timer_fired", "timer_cancelled", "clock_advanced"),
+    "assets": ("asset_set", "asset_destroyed"),
+    "notices": ("notice",),
+    "actions": ("action_taken",),
+    "refusals": ("command_refused",),
+}
+KIND_GROUP = {kind: group for group, kinds in CHRONICLE_GROUPS.items() for kind in kinds}
+
+
+def _expand_kinds(kinds: Iterable[str] | None) -> set[str] | None:
+    if not kinds:
+        return None
+    if isinstance(kinds, str):
+        kinds = [kinds]
+    wanted: set[str] = set()
+    for kind in kinds:
+        wanted.update(CHRONICLE_GROUPS.get(str(kind), (str(kind),)))
+    return wanted
+
 
 def _allows(who: list[str], state: GameState, player: str, as_player: bool) -> bool:
     for option in who:
@@ -412,13 +454,21 @@ def _concerns(event: Event, player: str) -> bool:
                       p.get("holder"), p.get("owner")) or player in (p.get("players") or [])
 
 
-def _moment(at: str) -> str:
-    """An ISO time; a bare date means the end of that day (the rules as they stood that
-    day, after its events)."""
-    text = str(at).strip()
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        return normalize(text)[:10] + "T23:59:59Z"
-    return normalize(text)
+def _time_arg(value: Any, language: str, name: str, end_of_day: bool) -> Any:
+    """An ISO time from a reader; a bare date means the start of that day, or its end
+    where ``end_of_day`` (the rules as they stood that day, after its events)."""
+    if value is None or value == "":
+        return None
+    text = str(value).strip()
+    try:
+        moment = normalize(text)
+    except (ValueError, TypeError, OverflowError):
+        raise errors.InvalidInput(translate(
+            "{value} is not a date (write e.g. 2026-03-04 or 2026-03-04T10:00:00Z).",
+            language, value=text[:80]), field=name) from None
+    if end_of_day and re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return moment[:10] + "T23:59:59Z"
+    return moment
 
 
 def _period_variable(state: GameState) -> str | None:
