@@ -19,6 +19,7 @@ from urllib.parse import unquote
 from scriba.service import errors
 from scriba.web import i18n
 from scriba.web.pages import chronicle, common, proposals
+from scriba.web.pages.format import proposal_ref
 from scriba.web.pages.game import game_context
 from scriba.web.pages.rules import change_names
 
@@ -122,7 +123,7 @@ class Publisher:
                     current="proposals", proposals=all_proposals, **base)
         in_force = {str(r["id"]): r for r in rules if r.get("in_force")}
         for item in all_proposals:
-            ref = str(item.get("label") or item["number"])
+            ref = proposal_ref(item)
             self._proposal(game_id, ref, in_force, reader, names, base)
         self._write(path(game_id, "chronicle"), "chronicle.html", reader,
                     current="chronicle", players=sorted(ctx["players"]),

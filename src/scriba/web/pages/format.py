@@ -73,14 +73,27 @@ def as_yaml(value: Any) -> str:
 
 
 def change_kind(change: Any) -> tuple[str, dict[str, Any]]:
-    """``{enact: {...}}`` → ``("enact", {...})``; anything else → ``("?", {})``."""
+    """``{type: enact, ...}`` (as stored) or ``{enact: {...}}`` (as written) →
+    ``("enact", {...})``; anything else → ``("?", {})``."""
+    if isinstance(change, dict) and isinstance(change.get("type"), str):
+        return change["type"], {k: v for k, v in change.items() if k != "type"}
     if isinstance(change, dict) and len(change) == 1:
         kind, body = next(iter(change.items()))
         return str(kind), body if isinstance(body, dict) else {"value": body}
     return "?", {}
 
 
+def proposal_ref(proposal: dict[str, Any]) -> str:
+    """What a proposal's address uses: its label when that fits in one path segment,
+    else its number (both are accepted by the proposal page)."""
+    label = str(proposal.get("label") or "")
+    if label and label not in (".", "..") and not any(c in label for c in "/\\?#%"):
+        return label
+    return str(proposal.get("number", label))
+
+
 def install(env: Environment) -> None:
+    env.globals["proposal_ref"] = proposal_ref
     env.filters["highlight"] = highlight
     env.filters["short"] = short
     env.filters["as_yaml"] = as_yaml
