@@ -64,6 +64,7 @@ MESSAGES = {
 
 
 def refused(language: str, line: int | None, reason: str) -> InvalidInput:
+    reason = reason.rstrip(".")
     if line is None:
         return InvalidInput(translate(MESSAGES["file"], language, reason=reason), "file")
     return InvalidInput(translate(MESSAGES["line"], language, line=line, reason=reason),
