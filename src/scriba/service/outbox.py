@@ -276,11 +276,14 @@ class Outbox:
                         game_id, seat.language)
                 except ServiceError:
                     by_language[seat.language] = []
-            reports = [r for r in by_language[seat.language] if r.get("end")]
+            # finished periods with something to tell (not the instant before the first)
+            reports = [r for r in by_language[seat.language] if r.get("end")
+                       and r.get("lines") and r.get("end") != r.get("start")]
             for report in reports[-3:]:  # a game joined late is not sent its whole past
                 title = str(report.get("title") or "")
                 body = "\n".join(str(line) for line in report.get("lines") or [])
-                self.enqueue(key=f"report:{game_id}:{report.get('start')}:{seat.email}",
+                self.enqueue(key=f"report:{game_id}:{report.get('start')}:{report.get('end')}:"
+                             f"{seat.email}",
                              recipient=seat.email, kind="report", game_id=game_id,
                              player=seat.player, headers=self.thread_headers(game_id),
                              subject=words(seat.language)["report"].format(
