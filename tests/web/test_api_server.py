@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import httpx
 import pytest
@@ -225,3 +226,32 @@ def test_officer_endpoints(site) -> None:
     assert {"Anna", "Bruno", "Carla"} <= {s["player"] for s in seats}
     assert httpx.get(f"{server.url}/api/v1/games/demo/players").status_code == 401
     assert json.loads(httpx.get(f"{server.url}/api/v1/openapi.json").text)["paths"]
+
+
+def test_the_api_on_postgresql(postgres_url) -> None:
+    service = Service(postgres_url)
+    game = f"pg-{time.time_ns()}"
+    service.create_game("suber", game_id=game, players=["Anna", "Bruno", "Carla"],
+                        clock="real")
+    service.accounts.seat(game, "Anna", f"anna-{game}@example.org")
+    anna = service.accounts.new_token(game, "Anna")
+    bruno = service.accounts.new_token(game, "Bruno")
+    server = Server(postgres_url)
+    try:
+        url = f"{server.url}/api/v1/games/{game}/commands"
+        assert httpx.post(url, json={"action": "roll"}).status_code == 401
+        proposed = httpx.post(url, headers=bearer(anna), json={
+            "action": "propose", "args": {"label": "k", "changes": [ENACT]}})
+        assert proposed.status_code == 200, proposed.text
+        voted = httpx.post(url, headers=bearer(bruno), json={
+            "action": "vote", "args": {"proposal": "k", "choice": "yes"}})
+        assert voted.status_code == 200, voted.text
+        assert service.log(game)[voted.json()["seqs"][0] - 1]["actor"] == "Bruno"
+        twice = httpx.post(url, headers=bearer(bruno), json={
+            "action": "vote", "args": {"proposal": "k", "choice": "yes"}})
+        assert twice.status_code == 422 and twice.json()["detail"]
+        proposal = httpx.get(f"{server.url}/api/v1/games/{game}/proposals/k").json()
+        assert proposal["votes"]["Bruno"] == "for"
+    finally:
+        server.stop()
+        service.close()
