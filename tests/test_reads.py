@@ -225,3 +225,30 @@ def test_period_reports_per_turn(eq: tuple[Service, str]) -> None:
     assert any("p1" in line for line in anna["lines"])
     assert any(line.startswith("Anna: punti +10") for line in anna["lines"])
     assert reports[-1]["title"] == "Turno di Bruno" and reports[-1]["end"] is None
+
+
+def test_rules_at_an_event_equal_the_replay_up_to_it(eq: tuple[Service, str]) -> None:
+    svc, game = eq
+    for seq in (1, 20, 27, 28, len(svc.log(game))):
+        replayed = svc.replay(game, upto_seq=seq)
+        assert {r["id"]: (r["text"], r["code"], r["in_force"])
+                for r in svc.rules_at(game, seq=seq)} == {
+            rid: (r["text"], r["code"], r["in_force"]) for rid, r in replayed.rules.items()}
+
+
+def test_reads_see_what_another_process_appends(tmp_path) -> None:  # noqa: ANN001
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    reader, writer = Service(url), Service(url)
+    try:
+        _equinomic(writer, "eqs")
+        before = reader.chronicle("eqs")
+        assert reader.proposal("eqs", "p2")["votes"] == {}
+        assert writer.perform("eqs", "Anna", "vote", {"proposal": "p2", "choice": "sì"},
+                              at="2026-03-05T10:00:00Z").accepted
+        after = reader.chronicle("eqs")
+        assert after[:len(before)] == before
+        assert after[-1]["text"] == "Anna vota favorevole sulla proposta p2."
+        assert reader.proposal("eqs", "p2")["votes"] == {"Anna": "for"}
+    finally:
+        reader.close()
+        writer.close()

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import copy
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from scriba.kernel import changes as rule_changes
 from scriba.kernel.engine import _KIND_PARAMS, CANONICAL_CHOICES
-from scriba.kernel.events import Event
+from scriba.kernel.events import Event, fold
 from scriba.kernel.state import ACTIVE, GameState, natural_key
 from scriba.kernel.timeutil import normalize
 from scriba.service import errors
@@ -72,9 +74,14 @@ class GameReads:
             raise errors.UnknownGame(translate("There is no game {game}.", "en", game=game_id))
         return state
 
-    def _log(self, game_id: str, after: int = 0, upto: int | None = None) -> list[Event]:
+    def _log(self, game_id: str) -> list[Event]:
+        """The whole log, for reading only: kept between calls (a log only grows), so a
+        read fetches just the events appended since the last one."""
+        cache = self.__dict__.get("_log_cache")
+        if cache is None:
+            cache = self.__dict__.setdefault("_log_cache", LogCache())
         try:
-            return self.store.events(game_id, after=after, upto=upto)
+            return cache.events(self.store, game_id)
         except StoreUnknownGame:
             raise errors.UnknownGame(translate("There is no game {game}.", "en",
                                                game=game_id)) from None
@@ -183,7 +190,7 @@ class GameReads:
         limit = None
         if at is not None:
             limit = _time_arg(at, state.language, "at", end_of_day=not since)
-            start = self._log(game_id, upto=1)[0]["time"]
+            start = self._log(game_id)[0]["time"]
             if since:
                 limit = max(limit, start)
             if limit < start:
@@ -192,7 +199,14 @@ class GameReads:
                     state.language, start=start, at=limit), field="at")
             if limit >= state.time and seq is None:
                 return state
-        return self.replay(game_id, upto_seq=seq, upto_time=limit)
+        # The fold reads the cached events and never changes them (as the service's
+        # replay, without a second trip to the store).
+        events = self._log(game_id)
+        if seq is not None:
+            events = [e for e in events[:seq] if e["seq"] <= seq]
+        if limit is not None:
+            events = [e for e in events if e["time"] <= limit]
+        return fold(events)
 
     def rules_at(self, game_id: str, at: str | None = None,
                  seq: int | None = None) -> list[dict[str, Any]]:
@@ -344,6 +358,35 @@ class GameReads:
 
 # --- helpers ---------------------------------------------------------------------------
 
+class LogCache:
+    """Logs of recently read games, bounded in events; the least recently read go first.
+
+    Events are never changed once stored, so a cached prefix stays true; callers must
+    not change the events they get."""
+
+    def __init__(self, max_events: int = 200_000) -> None:
+        self.max_events = max_events
+        self._logs: OrderedDict[str, list[Event]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def events(self, store: Any, game_id: str) -> list[Event]:
+        with self._lock:
+            cached = self._logs.pop(game_id, None)
+        if cached is None:
+            log = store.events(game_id)
+        else:
+            after = cached[-1]["seq"] if cached else 0
+            newer = store.events(game_id, after=after) if after else store.events(game_id)
+            log = cached + newer if newer else cached
+        with self._lock:
+            self._logs[game_id] = log
+            total = sum(len(events) for events in self._logs.values())
+            while total > self.max_events and len(self._logs) > 1:
+                _, dropped = self._logs.popitem(last=False)
+                total -= len(dropped)
+        return log
+
+
 # The chronicle's filters, for people: each group names event types.
 CHRONICLE_GROUPS: dict[str, tuple[str, ...]] = {
     "game": ("game_created", "winner_declared", "game_ended"),
@@ -490,6 +533,10 @@ def _period_title(words: Words, name: str, value: Any) -> str:
     return f"{label[:1].upper()}{label[1:]} {show_value(value)}"
 
 
+REPORT_KINDS = {"proposal_resolved", "rule_changed", "rule_change_failed", "winner_declared",
+                "game_ended", "player_joined", "office_set"}
+
+
 def _period_reports(events: list[Event], state: GameState,
                     words: Words) -> list[dict[str, Any]]:
     name = _period_variable(state)
@@ -520,7 +567,11 @@ def _period_reports(events: list[Event], state: GameState,
     for event in events:
         p = event.get("payload") or {}
         kind = event["type"]
-        text = narrator.tell(event)
+        lined = kind in REPORT_KINDS and not (
+            kind == "rule_changed" and (p.get("cause") or {}).get("kind") == "initial")
+        text = narrator.tell(event) if lined else ""
+        if not lined:
+            narrator.note(event)
         if name is not None and kind == "var_set" and p.get("player") is None \
                 and p.get("name") == name and p.get("value") is not None:
             pending = (_period_title(words, name, p.get("value")), event["time"])
@@ -547,10 +598,7 @@ def _period_reports(events: list[Event], state: GameState,
         if current is None:
             current = open_(translate("Before the first period", words.language),
                             event["time"])
-        if kind in ("proposal_resolved", "rule_changed", "rule_change_failed",
-                    "winner_declared", "game_ended", "player_joined", "office_set") and text:
-            if kind == "rule_changed" and (p.get("cause") or {}).get("kind") == "initial":
-                continue
+        if lined and text:
             current["lines"].append(text)
     close(state.time)
     if pending is not None and pending[0] != reports[-1]["title"]:
