@@ -110,6 +110,18 @@ def test_unknown_statuses_and_reasons_are_shown_as_they_are() -> None:
                                      "Motivo: quorum."]
 
 
+def test_a_tally_shows_every_count_with_the_games_words() -> None:
+    agora = make_event("proposal_resolved", T, None, proposal=9402, outcome="failed_quorum",
+                       tally={"voters": 2, "quorum": 3, "strength_for": 6, "present": 0},
+                       apply=False)
+    assert _tell([agora], "en", choices={"present": "PRESENT"}) == [
+        "Proposal 9402 failed for lack of quorum (voters 2, quorum 3, strength for 6, "
+        "PRESENT 0)."]
+    assert _tell([agora], "de") == [
+        "Antrag 9402 ist mangels Quorum gescheitert (Abstimmende 2, Quorum 3, "
+        "strength for 6, anwesend 0)."]
+
+
 def test_a_timer_cancelled_is_named_from_when_it_was_set_and_aborts_are_short() -> None:
     told = _tell(SAMPLES, "en")
     assert told[SAMPLES.index(SAMPLES[14])] == "Deadline “fine” cancelled. (rule 3)"

@@ -31,6 +31,15 @@ STATUS_WORDS = {
     "failed_quorum": "failed for lack of quorum", "withdrawn": "withdrawn",
     "vetoed": "vetoed", "expired": "expired", "invalid": "invalid",
 }
+# Sentences for the statuses we know; others get "Proposal X is <status>."
+RESOLVED = {
+    "adopted": "Proposal {label} is adopted.", "rejected": "Proposal {label} is rejected.",
+    "failed_quorum": "Proposal {label} failed for lack of quorum.",
+    "withdrawn": "Proposal {label} is withdrawn.", "vetoed": "Proposal {label} is vetoed.",
+    "expired": "Proposal {label} has expired.", "invalid": "Proposal {label} is invalid.",
+}
+TALLY_WORDS = {"players": "players", "voters": "voters", "quorum": "quorum",
+               "required": "required", "majority": "majority", "needed": "needed"}
 CHOICE_WORDS = {"for": "for", "against": "against", "abstain": "abstain", "present": "present"}
 CHANGE_WORDS = {
     "enact": "enact rule {rule}", "enact_new": "enact a new rule",
@@ -160,9 +169,18 @@ def _tally(tally: Any, words: Words) -> str:
         return ""
     parts = []
     for key, value in tally.items():
-        if isinstance(value, int | float) and not isinstance(value, bool) and \
-                (key in CHOICE_WORDS or key in words.choices):
-            parts.append(f"{choice_word(key, words)} {show_value(value)}")
+        if key == "reason" or not isinstance(value, int | float | str) or value == "":
+            continue
+        if key in CHOICE_WORDS or key in words.choices:
+            name = choice_word(key, words)
+        elif key in TALLY_WORDS:
+            name = _(TALLY_WORDS[key], words.language)
+        else:
+            name = str(key).replace("_", " ")
+        shown = show_value(value)
+        if isinstance(value, str) and value in words.choices:
+            shown = choice_word(value, words)
+        parts.append(f"{name} {shown}")
     return ", ".join(parts)
 
 
@@ -290,8 +308,12 @@ class Narrator:
 
     def _proposal_resolved(self, e: Event, p: dict[str, Any]) -> str:
         label = self.words.proposal(p.get("proposal"))
-        text = self._t("Proposal {label} is {status}.", label=label,
-                       status=status_word(p.get("outcome"), self.language))
+        outcome = str(p.get("outcome"))
+        if outcome in RESOLVED:
+            text = self._t(RESOLVED[outcome], label=label)
+        else:
+            text = self._t("Proposal {label} is {status}.", label=label,
+                           status=status_word(outcome, self.language))
         tally = _tally(p.get("tally"), self.words)
         if tally:
             text = text[:-1] + f" ({tally})." if text.endswith(".") else f"{text} ({tally})"
@@ -334,8 +356,11 @@ class Narrator:
             "reenact": "{named} is re-enacted {cause}.",
         }
         template = templates.get(str(kind), "{named}: {kind} {cause}.")
-        detail = ", ".join(f"{k} = {show_value(v)}" for k, v in change.items()
-                           if k not in ("type", "rule"))
+        if kind == "set_attribute":
+            detail = f"{change.get('name')} = {show_value(change.get('value'))}"
+        else:
+            detail = ", ".join(f"{k} = {show_value(v)}" for k, v in change.items()
+                               if k not in ("type", "rule"))
         return self._t(template, named=named, cause=self._cause(p.get("cause") or {}), kind=kind,
                        paragraph=change.get("paragraph", "?"), to=change.get("to", "?"),
                        detail=detail).replace("  ", " ").replace(" .", ".")
