@@ -157,7 +157,8 @@ def test_describe_outcome_of_a_vote_in_suber(svc: Service) -> None:
     vote = svc.perform("s1", "Bruno", "vote", {"proposal": "p301", "choice": "aye"})
     reply = svc.describe_outcome("s1", vote)
     assert reply.startswith("Vote recorded: Bruno votes yes on proposal p301.")
-    assert reply.endswith("Proposal p301 is open.")
+    assert reply.endswith("Proposal p301 is open. Round 1, turn 1: Anna moves; proposal 301 "
+                          "awaits the votes of Anna, Carla. Judge: Carla.")  # rule 202's status
     refused = svc.perform("s1", "Bruno", "vote", {"proposal": "p301", "choice": "maybe"})
     assert describe_outcome(refused, "en") == refused.message
     assert "maybe" in refused.message
@@ -175,7 +176,7 @@ def test_describe_outcome_names_the_deadline_of_a_giornata(svc: Service) -> None
     reply = svc.describe_outcome("dr1", outcome)
     assert reply.startswith("Proposta registrata: Bruno presenta la proposta"), reply
     assert "introdurre una nuova regola, “Saluti”" in reply
-    assert reply.endswith(f"è aperta fino a {deadline[:10]} {deadline[11:16]} UTC."), reply
+    assert f"è aperta fino a {deadline[:10]} {deadline[11:16]} UTC. Giornata 1" in reply, reply
     vote = svc.perform("dr1", "Dario", "vote", {"proposal": outcome.events[0]["payload"]
                                                 ["number"], "choice": "favorevole"})
     assert svc.describe_outcome("dr1", vote).startswith(

@@ -252,3 +252,16 @@ def test_reads_see_what_another_process_appends(tmp_path) -> None:  # noqa: ANN0
     finally:
         reader.close()
         writer.close()
+
+
+def test_a_dry_run_is_answered_once_per_state_and_never_shared(
+        eq: tuple[Service, str]) -> None:
+    svc, game = eq
+    first = svc.dry_run(game, "p2")
+    first["rules_after"].clear()  # a caller's change stays with that caller
+    second = svc.dry_run(game, "p2")
+    assert [r["title"] for r in second["rules_after"]] == ["Musica"]
+    assert second == svc.dry_run(game, 2)
+    english = svc.dry_run(game, "p2", "en")
+    assert english["events"][0]["text"] == "Proposal p2 is adopted."
+    assert second["events"][0]["text"] == "La proposta p2 è approvata."

@@ -295,15 +295,36 @@ class GameReads:
         state = self._game(game_id)
         proposal = _find_proposal(state, ref)
         words = self.words(game_id, language, state)
-        return dry_run(self.engine, state, proposal["number"], self.now(state), words)
+        now = self.now(state)
+        # Public pages show a dry run on every view: the same question about the same
+        # state (to the minute) is answered once.
+        key = (game_id, state.seq, proposal["number"], words.language, now[:16])
+        cache = self.__dict__.get("_dry_runs")
+        if cache is None:
+            cache = self.__dict__.setdefault("_dry_runs", SmallCache(64))
+        result = cache.get(key)
+        if result is None:
+            result = dry_run(self.engine, state, proposal["number"], now, words)
+            cache.put(key, result)
+        return copy.deepcopy(result)
 
     def describe_outcome(self, game_id: str, outcome: Any,
                          language: str | None = None) -> str:
         """The reply to a command, with the ruleset's own words (see narrate)."""
         if not outcome.accepted or outcome.state is None:
             return describe_outcome(outcome, language)
-        return describe_outcome(outcome, language,
-                                self.words(game_id, language, outcome.state))
+        state = outcome.state
+        reply = describe_outcome(outcome, language, self.words(game_id, language, state))
+        if state.ended:
+            return reply
+        try:  # what comes next, in the rules' own words
+            status = self.engine.query(state, "status", {}, self.now(state))
+        except Exception:  # noqa: BLE001 - a failing rule must not lose the reply
+            status = None
+        if isinstance(status, str) and status.strip():
+            text = status.strip()
+            reply += " " + (text if text.endswith((".", "!", "?")) else text + ".")
+        return reply
 
     # --- the chronicle --------------------------------------------------------------
     def chronicle(self, game_id: str, language: str | None = None,
@@ -357,6 +378,28 @@ class GameReads:
 
 
 # --- helpers ---------------------------------------------------------------------------
+
+class SmallCache:
+    """A few recent answers, the least recently used dropped first; thread-safe."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            value = self._items.pop(key, None)
+            if value is not None:
+                self._items[key] = value
+            return value
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
 
 class LogCache:
     """Logs of recently read games, bounded in events; the least recently read go first.
