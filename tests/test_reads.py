@@ -215,6 +215,10 @@ def test_chronicle_groups_and_dates(eq: tuple[Service, str]) -> None:
     assert any(e["text"].startswith("Anna: punti +10") for e in points)
     with pytest.raises(errors.InvalidInput):
         svc.chronicle(game, since="last week")
+    for bad in ({"limit": -1}, {"after_seq": "3"}, {"limit": True}):
+        with pytest.raises(errors.InvalidInput):
+            svc.chronicle(game, **bad)
+    assert svc.chronicle(game, limit=0) == []
 
 
 def test_period_reports_per_turn(eq: tuple[Service, str]) -> None:
@@ -224,6 +228,8 @@ def test_period_reports_per_turn(eq: tuple[Service, str]) -> None:
     assert anna["end"] == "2026-03-03T11:00:00Z"
     assert any("p1" in line for line in anna["lines"])
     assert any(line.startswith("Anna: punti +10") for line in anna["lines"])
+    assert anna["scores"] == {"Anna": {"punti": 10}, "Carla": {"punti": 0},
+                              "Bruno": {"punti": 0}}
     assert reports[-1]["title"] == "Turno di Bruno" and reports[-1]["end"] is None
 
 

@@ -339,6 +339,14 @@ class GameReads:
         what concerns them; ``since``/``until`` (ISO times, e.g. a period's start and end)
         and ``after_seq``/``limit`` page through the log."""
         state = self._game(game_id)
+        for name, value in (("after_seq", after_seq), ("limit", limit)):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                      or value < 0):
+                raise errors.InvalidInput(translate(
+                    "{name} must be a whole number from 0.", state.language, name=name),
+                    field=name)
+        if limit == 0:
+            return []
         narrator = Narrator(self.words(game_id, language, state))
         wanted = _expand_kinds(kinds)
         since = _time_arg(since, state.language, "since", end_of_day=False)
@@ -368,8 +376,10 @@ class GameReads:
 
     def period_reports(self, game_id: str, language: str | None = None
                        ) -> list[dict[str, Any]]:
-        """One report per period (a Giornata, a round, a turn): proposals resolved, rules
-        changed, points moved, winners. Periods follow the game variable named by the
+        """One report per period (a Giornata, a round, a turn): ``title``, ``start``,
+        ``end`` (None while it runs), ``lines`` (proposals resolved, rules changed, points
+        moved, winners, as sentences) and ``scores`` (player → the variables rules add to,
+        by their label, at the period's end). Periods follow the game variable named by the
         ruleset's setting ``period_variable``, else the first of day/round/turn_number/turn
         the game has; a game with none of them gets one report per calendar day."""
         state = self._game(game_id)
@@ -593,6 +603,10 @@ def _period_reports(events: list[Event], state: GameState,
         if current is None:
             return
         current["end"] = end
+        current["scores"] = {
+            player: {words.var(var): values.get((player, var)) for var in sorted(scored_vars)
+                     if _number(values.get((player, var)))}
+            for player in players}
         for (player, var), delta in moved.items():
             if delta:
                 sign = "+" if delta > 0 else ""
@@ -604,7 +618,10 @@ def _period_reports(events: list[Event], state: GameState,
         reports.append(current)
 
     def open_(title: str, start: str) -> dict[str, Any]:
-        return {"title": title, "start": start, "end": None, "lines": []}
+        return {"title": title, "start": start, "end": None, "lines": [], "scores": {}}
+
+    scored_vars: set[str] = set()  # player variables that rules add to: the scores
+    players: list[str] = []
 
     pending: tuple[str, str] | None = None
     for event in events:
@@ -629,6 +646,8 @@ def _period_reports(events: list[Event], state: GameState,
                 current = open_(*pending)
             pending = None
         if kind == "player_joined":
+            if str(p["player"]) not in players:
+                players.append(str(p["player"]))
             for var, value in (p.get("vars") or {}).items():
                 values[(str(p["player"]), var)] = value
         if kind == "var_set" and p.get("player") is not None:
@@ -638,6 +657,7 @@ def _period_reports(events: list[Event], state: GameState,
             values[key] = p.get("value")
             if _number(p.get("delta")) and current is not None:
                 moved[key] = moved.get(key, 0) + p["delta"]
+                scored_vars.add(key[1])
         if current is None:
             current = open_(translate("Before the first period", words.language),
                             event["time"])
