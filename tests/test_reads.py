@@ -271,3 +271,36 @@ def test_a_dry_run_is_answered_once_per_state_and_never_shared(
     english = svc.dry_run(game, "p2", "en")
     assert english["events"][0]["text"] == "Proposal p2 is adopted."
     assert second["events"][0]["text"] == "La proposta p2 è approvata."
+
+
+def test_anderwelt_in_german_the_gms_round_and_a_dry_run() -> None:
+    svc = Service("sqlite://")
+    try:
+        svc.create_game("anderwelt", game_id="aw", players=["Anna", "Bert", "Cora"],
+                        offices={"GM": "Max"}, start="2026-04-01T09:00:00Z", seed=21)
+        assert "set_zat" in {a.name for a in svc.officer_actions("aw")}
+        assert "set_zat" in {a.name for a in svc.actions_for("aw", "Max")}
+        assert "set_zat" not in {a.name for a in svc.actions_for("aw", "Anna")}
+        zat = svc.perform("aw", "Max", "set_zat", {"deadline": "2026-04-08T18:00:00Z"})
+        assert svc.describe_outcome("aw", zat).startswith(
+            "Angenommen: Max führt „set_zat“ aus (deadline: 2026-04-08T18:00:00Z). "
+            "Frist „zat“ gesetzt auf 2026-04-08 18:00 UTC. (Regel G.2)")
+        status = svc.status("aw")
+        assert status["period"] == "Runde 1" and status["deadline"] == "2026-04-08T18:00:00Z"
+        change = {"enact": {"title": "Überschrift", "text": "Jede Meldung trägt eine Überschrift."}}
+        assert svc.perform("aw", "Anna", "propose", {"title": "Presse", "changes": [change]}
+                           ).accepted
+        vote = {a.name: a for a in svc.actions_for("aw", "Bert")}["vote"]
+        assert vote.choices["ja"] == "for" and vote.choices["nein"] == "against"
+        dry = svc.dry_run("aw", "1")
+        assert [r["title"] for r in dry["rules_after"]] == ["Überschrift"]
+        assert dry["events"][0]["text"] == "Antrag 1 ist angenommen."
+        assert dry["events"][1]["text"].startswith("Regel R.")
+        assert dry["events"][1]["text"].endswith(" durch den Antrag 1 von Anna in Kraft.")
+        svc.advance("aw", to="2026-04-08T18:00:00Z")
+        reports = svc.period_reports("aw")
+        assert [r["title"] for r in reports][-1] == "Runde 1"
+        texts = " ".join(e["text"] for e in svc.chronicle("aw", kinds=["deadlines"]))
+        assert "Frist „zat“ erreicht." in texts
+    finally:
+        svc.close()
