@@ -159,6 +159,7 @@ def vote(driver, base: str, game: str, label: str, word: str,
 
 def officer_action(driver, base: str, game: str, action: str, values: dict[str, str]) -> None:
     driver.get(f"{base}/games/{game}/officer")
+    driver.find_element(By.CSS_SELECTOR, f"#d-{action} > summary").click()  # open it
     form = driver.find_element(By.ID, f"act-{action}")
     for name, value in values.items():
         fill(form, name, value)
@@ -177,8 +178,16 @@ def to_deadline(driver, base: str, game: str) -> None:
 
 
 # --- screenshots -----------------------------------------------------------------------------
+# Every main page of the first game is photographed; of the others, the ones whose
+# language or ruleset changes the most (forms, vote words, rules).
+ALWAYS = ("game-voter", "proposal-open", "rules", "chronicle", "officer")
+
+
 def shoot(driver, name: str) -> None:
     """The whole page at a phone's and a desktop's width (capped at 5000 px tall)."""
+    game = next((g for g in GAMES if name.startswith(g + "-")), None)
+    if game not in (None, "equinomic") and name[len(game) + 1:] not in ALWAYS:
+        return
     for width, label in ((390, "phone"), (1280, "desktop")):
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": width, "height": 844 if width < 500 else 900,
@@ -240,7 +249,7 @@ def test_three_players_play_a_rule_into_force(server, browser, game) -> None:
 
     voters = {"equinomic": ["Bruno", "Carla"], "suber": ["Anna", "Bruno", "Carla"],
               "anderwelt": ["Anna", "Bruno", "Carla"]}[game]
-    word = {"it": "favorevole", "de": "ja", "en": "for"}[language]
+    word = {"it": "favorevole", "de": "ja", "en": "yes"}[language]
     if game == "anderwelt":  # published at the end of round 1, voted in round 2
         sign_in(driver, base, OFFICER)
         to_deadline(driver, base, game)
