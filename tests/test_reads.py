@@ -3,7 +3,9 @@ dry run. Real games of bundled rulesets on SQLite, played through the service.""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -242,19 +244,27 @@ def test_rules_at_an_event_equal_the_replay_up_to_it(eq: tuple[Service, str]) ->
             rid: (r["text"], r["code"], r["in_force"]) for rid, r in replayed.rules.items()}
 
 
-def test_reads_see_what_another_process_appends(tmp_path) -> None:  # noqa: ANN001
-    url = f"sqlite:///{tmp_path / 'shared.db'}"
-    reader, writer = Service(url), Service(url)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'shared.db'}"
+    return request.getfixturevalue("postgres_url")
+
+
+def test_reads_see_what_another_process_appends(shared_url: str) -> None:
+    reader, writer = Service(shared_url), Service(shared_url)
+    game = f"eqs-{uuid.uuid4().hex[:8]}"
     try:
-        _equinomic(writer, "eqs")
-        before = reader.chronicle("eqs")
-        assert reader.proposal("eqs", "p2")["votes"] == {}
-        assert writer.perform("eqs", "Anna", "vote", {"proposal": "p2", "choice": "sì"},
+        _equinomic(writer, game)
+        before = reader.chronicle(game)
+        assert reader.proposal(game, "p2")["votes"] == {}
+        assert writer.perform(game, "Anna", "vote", {"proposal": "p2", "choice": "sì"},
                               at="2026-03-05T10:00:00Z").accepted
-        after = reader.chronicle("eqs")
+        after = reader.chronicle(game)
         assert after[:len(before)] == before
         assert after[-1]["text"] == "Anna vota favorevole sulla proposta p2."
-        assert reader.proposal("eqs", "p2")["votes"] == {"Anna": "for"}
+        assert reader.proposal(game, "p2")["votes"] == {"Anna": "for"}
+        assert [r["revision"] for r in reader.rule_history(game, "109")["revisions"]] == [0, 1]
     finally:
         reader.close()
         writer.close()
