@@ -247,3 +247,27 @@ def test_publish_writes_a_static_site_with_relative_links(site, tmp_path: Path) 
     bad = subprocess.run([SCRIBA, "publish", "nope", "--out", str(tmp_path / "x"),
                           "--db", site["db"]], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and not (tmp_path / "x").exists()
+
+
+def test_every_word_of_the_pages_is_translated() -> None:
+    """Each ``_("…")`` of the templates and page modules has an Italian and a German text,
+    and the placeholders survive the translation."""
+    from scriba.web import i18n
+
+    root = Path(i18n.__file__).parent
+    pattern = re.compile(r"""_\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
+    sources = [*root.rglob("*.html"), *root.rglob("*.atom"), *root.rglob("*.py")]
+    ids = {(m.group(1) if m.group(1) is not None else m.group(2)).replace("\\'", "'")
+           .replace('\\"', '"') for f in sources for m in pattern.finditer(f.read_text())}
+    assert len(ids) > 150
+    for language in ("it", "de"):
+        catalog = i18n.translations(language)
+        missing = sorted(i for i in ids if catalog.gettext(i) == i and i not in SAME[language])
+        assert not missing, (language, missing)
+        for message in ids:
+            assert set(re.findall(r"%\(\w+\)s", catalog.gettext(message))) == \
+                set(re.findall(r"%\(\w+\)s", message)), (language, message)
+
+
+# Words that are the same in the other language.
+SAME = {"it": {"Password", "Account", "no"}, "de": {"Name", "Code", "Text", "optional"}}
