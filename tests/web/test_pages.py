@@ -38,6 +38,9 @@ def site(tmp_path_factory: pytest.TempPathFactory):
     for player, email in PEOPLE.items():
         service.accounts.create_account(email, player, PASSWORD)
         service.accounts.seat(GAME, player, email)
+    service.create_game("anderwelt", game_id="zeit", players=["Anna", "Bert"],
+                        offices={"GM": "Max"}, start="2026-03-01T10:00:00Z")
+    service.perform("zeit", "Max", "set_zat", {"days": 7})
     officer = service.accounts.create_account("scriba@example.org", "Scriba", PASSWORD)
     service.accounts.set_officer(GAME, officer.id)
     service.close()
@@ -271,3 +274,15 @@ def test_every_word_of_the_pages_is_translated() -> None:
 
 # Words that are the same in the other language.
 SAME = {"it": {"Password", "Account", "no"}, "de": {"Name", "Code", "Text", "optional"}}
+
+
+def test_the_deadline_is_shown_in_the_readers_time_zone(site) -> None:
+    base = site["server"].base
+    utc = httpx.get(base + "/games/zeit", timeout=30).text
+    assert "8. März 2026, 10:00:00" in utc and "in 7 Tagen" in utc
+    berlin = httpx.get(base + "/games/zeit", timeout=30,
+                       cookies={"scriba_tz": "Europe/Berlin"}).text
+    assert "8. März 2026, 11:00:00 Mitteleuropäische Normalzeit" in berlin
+    bogus = httpx.get(base + "/games/zeit", timeout=30,
+                      cookies={"scriba_tz": "../../etc/passwd"}).text
+    assert "8. März 2026, 10:00:00" in bogus  # an unknown zone falls back to UTC

@@ -182,10 +182,24 @@ def error_page(request: Request, reader: Reader, error: Exception) -> HTMLRespon
 
 
 # --- flash messages: the outcome of a form, shown once after the redirect ----------------
+FLASH_BYTES = 3500  # browsers drop a cookie over 4 KB: a long outcome is shortened
+
+
+def flash_value(message: str, accepted: bool) -> str:
+    value = quote(("1" if accepted else "0") + message)
+    if len(value) <= FLASH_BYTES:
+        return value
+    cut = message
+    while len(value) > FLASH_BYTES:
+        cut = cut[: min(len(cut) - 1, len(cut) * FLASH_BYTES // len(value))]
+        value = quote(("1" if accepted else "0") + cut + " …")
+    return value
+
+
 def redirect_with_flash(target: str, message: str, accepted: bool) -> RedirectResponse:
     response = RedirectResponse(target, status_code=303)
-    response.set_cookie(FLASH_COOKIE, quote(("1" if accepted else "0") + message[:3000]),
-                        path="/", httponly=True, samesite="lax", max_age=120)
+    response.set_cookie(FLASH_COOKIE, flash_value(message, accepted), path="/",
+                        httponly=True, samesite="lax", max_age=120)
     return response
 
 
