@@ -23,15 +23,19 @@ LABEL = "<i>p1</i>"
 TITLE = "<script>alert(1)</script>"
 TEXT = "<img src=x onerror=alert(2)>"
 CODE = "# </script><script>alert(3)</script>\ndef on_vote_cast(game, event):\n    return []\n"
-PEOPLE = {EVE: "eve@example.org", "Anna": "anna@example.org", "Bruno": "bruno@example.org"}
+# Addresses of their own: on PostgreSQL the database is shared with other test modules.
+PEOPLE = {EVE: "pages-eve@example.org", "Anna": "pages-anna@example.org",
+          "Bruno": "pages-bruno@example.org"}
+OFFICER = "pages-scriba@example.org"
 PASSWORD = "a-long-password-1"
 GAME = "esc"
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory):
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     folder = tmp_path_factory.mktemp("pages")
-    db_url = f"sqlite:///{folder / 'pages.db'}"
+    db_url = f"sqlite:///{folder / 'pages.db'}" if request.param == "sqlite" \
+        else request.getfixturevalue("postgres_url")
     service = Service(db_url)
     service.create_game("equinomic", game_id=GAME, name="Partita <u>esc</u>",
                         players=list(PEOPLE), start="2026-03-01T10:00:00Z")
@@ -41,7 +45,7 @@ def site(tmp_path_factory: pytest.TempPathFactory):
     service.create_game("anderwelt", game_id="zeit", players=["Anna", "Bert"],
                         offices={"GM": "Max"}, start="2026-03-01T10:00:00Z")
     service.perform("zeit", "Max", "set_zat", {"days": 7})
-    officer = service.accounts.create_account("scriba@example.org", "Scriba", PASSWORD)
+    officer = service.accounts.create_account(OFFICER, "Scriba", PASSWORD)
     service.accounts.set_officer(GAME, officer.id)
     service.close()
     server = Server(db_url, folder / "server.log")
@@ -215,11 +219,12 @@ def test_language_choice_is_remembered_and_redirects_stay_here(site) -> None:
 
 
 def test_officer_invites_and_the_link_is_shown(site) -> None:
-    officer = signed_in(site["server"].base, "scriba@example.org", PASSWORD)
+    officer = signed_in(site["server"].base, OFFICER, PASSWORD)
     page = officer.get(f"/games/{GAME}/officer")
     assert page.status_code == 200
     answer = officer.post(f"/games/{GAME}/officer/invite", data={
-        "csrf_token": csrf_of(page.text), "email": "dario@example.org", "player": "Dario"})
+        "csrf_token": csrf_of(page.text), "email": "pages-dario@example.org",
+        "player": "Dario"})
     assert answer.status_code == 200
     link = re.search(r'value="(http://[^"]+/invitations/[^"]+)"', answer.text)
     assert link, answer.text[:800]
