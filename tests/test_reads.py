@@ -314,3 +314,17 @@ def test_anderwelt_in_german_the_gms_round_and_a_dry_run() -> None:
         assert "Frist „zat“ erreicht." in texts
     finally:
         svc.close()
+
+
+def test_what_a_caller_does_with_an_answer_never_reaches_the_game(
+        eq: tuple[Service, str]) -> None:
+    svc, game = eq
+    before = svc.load(game).to_json()
+    svc.proposal(game, "p2")["changes"][0]["title"] = "Rubata"
+    svc.proposals(game)[0]["tally"]["for"] = 99
+    svc.rules_at(game)[0]["history"][0]["change"] = "forged"
+    svc.rules_at(game)[0]["attributes"]["forged"] = True
+    svc.summary(game)["vars"]["turn"] = "Mallory"
+    svc.status(game)["offices"]["Judge"] = "Mallory"
+    assert svc.load(game).to_json() == before
+    assert svc.replay(game).to_json() == before

@@ -150,7 +150,8 @@ class GameReads:
 
     # --- state ----------------------------------------------------------------------
     def summary(self, game_id: str) -> dict[str, Any]:
-        return summarize(self._game(game_id))
+        # Copies throughout: what a caller does with an answer never reaches the cached state.
+        return copy.deepcopy(summarize(self._game(game_id)))
 
     def status(self, game_id: str, language: str | None = None) -> dict[str, Any]:
         state = self._game(game_id)
@@ -479,9 +480,9 @@ def _allows(who: list[str], state: GameState, player: str, as_player: bool) -> b
 
 def _rule_dict(rule: dict[str, Any]) -> dict[str, Any]:
     return {"id": rule["id"], "title": rule["title"], "text": rule["text"],
-            "code": rule["code"], "attributes": dict(rule["attributes"]),
+            "code": rule["code"], "attributes": copy.deepcopy(rule["attributes"]),
             "revision": rule_changes.revision(rule), "in_force": rule["in_force"],
-            "history": list(rule["history"])}
+            "history": copy.deepcopy(rule["history"])}
 
 
 def _rule_records(events: list[Event]) -> list[dict[str, Any]]:
@@ -536,12 +537,13 @@ def _find_proposal(state: GameState, ref: str | int) -> dict[str, Any]:
 def _proposal_dict(p: dict[str, Any]) -> dict[str, Any]:
     tally = p.get("tally") or {}
     reason = p.get("reason") or (tally.get("reason") if isinstance(tally, dict) else None)
-    return {"number": p["number"], "label": p.get("label") or str(p["number"]),
-            "title": p.get("title", ""), "text": p.get("text", ""), "author": p["author"],
-            "status": p["status"], "reason": reason, "changes": p.get("changes") or [],
-            "votes": {voter: v["choice"] for voter, v in p["votes"].items()},
-            "tally": tally, "submitted": p.get("submitted"), "resolved": p.get("resolved"),
-            "data": dict(p.get("data") or {})}
+    return copy.deepcopy({
+        "number": p["number"], "label": p.get("label") or str(p["number"]),
+        "title": p.get("title", ""), "text": p.get("text", ""), "author": p["author"],
+        "status": p["status"], "reason": reason, "changes": p.get("changes") or [],
+        "votes": {voter: v["choice"] for voter, v in p["votes"].items()},
+        "tally": tally, "submitted": p.get("submitted"), "resolved": p.get("resolved"),
+        "data": p.get("data") or {}})
 
 
 def _concerns(event: Event, player: str) -> bool:
