@@ -255,3 +255,37 @@ def test_the_api_on_postgresql(postgres_url) -> None:
     finally:
         server.stop()
         service.close()
+
+
+def test_sign_in_page_escapes_what_it_echoes(site) -> None:
+    server, _, _ = site
+    client = httpx.Client(base_url=server.url)
+    hostile = '"><script>alert(1)</script>@example.org'
+    answer = client.post("/signin", data={"email": hostile, "password": "whatever1",
+                                          "csrf_token": csrf_from(client.get("/signin").text),
+                                          "next": "//evil.example/"})
+    assert answer.status_code == 401
+    assert "<script>alert(1)" not in answer.text and "&lt;script&gt;" in answer.text
+
+
+def test_preferences_are_kept(site) -> None:
+    server, service, _ = site
+    client, answer = sign_in(server, "anna@example.org", "anna-demo-pass")
+    assert answer.status_code == 303
+    token = csrf_from(client.get("/account").text)
+    saved = client.post("/account", data={"csrf_token": token, "language": "de",
+                                          "timezone": "Europe/Berlin", "mail_mode": "digest"})
+    assert saved.status_code == 303
+    account = service.accounts.by_email("anna@example.org")
+    assert (account.language, account.timezone, account.mail_mode) == \
+        ("de", "Europe/Berlin", "digest")
+    refused = client.post("/account", data={"csrf_token": token, "timezone": "Mars/Olympus"})
+    assert refused.status_code == 422 and "Mars/Olympus" in refused.text
+    assert service.accounts.by_email("anna@example.org").timezone == "Europe/Berlin"
+    # The redirect after signing in never leaves the site.
+    for target in ["//evil.example/", "https://evil.example/", "/\\evil.example"]:
+        other = httpx.Client(base_url=server.url)
+        bounced = other.post("/signin", data={
+            "email": "carla@example.org", "password": "carla-demo-pass", "next": target,
+            "csrf_token": csrf_from(other.get("/signin").text)})
+        assert bounced.status_code == 303 and bounced.headers["location"] == "/"

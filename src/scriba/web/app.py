@@ -202,10 +202,21 @@ def _answer(request: Request, status: int, detail: str,
     if _is_api(request):
         response = problem(status, TITLES.get(status, "Error"), detail, **extra)
     else:
-        response = PlainTextResponse(detail, status_code=status)
+        response = _error_page(request, status, detail)
     if headers:
         response.headers.update(headers)
     return response
+
+
+def _error_page(request: Request, status: int, detail: str) -> Response:
+    """The pages' own error page (H7's layout, the reader's language), else plain text."""
+    try:
+        from scriba.web.pages import common
+        reader = common.reader_for(request)
+        return common.render(request, "error.html", reader, status_code=status,
+                             message=detail, status=status)
+    except Exception:  # noqa: BLE001 - an error page must never fail in turn
+        return PlainTextResponse(detail, status_code=status)
 
 
 def install_error_handlers(app: FastAPI) -> None:
