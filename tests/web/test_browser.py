@@ -91,6 +91,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory):
     driver = webdriver.Chrome(service=DriverService(executable_path=str(CHROMEDRIVER)),
                               options=options)
     driver.set_page_load_timeout(60)
+    driver.implicitly_wait(5)  # a page just loaded may still be building its DOM
     SHOTS.mkdir(parents=True, exist_ok=True)
     yield driver
     driver.quit()

@@ -43,8 +43,9 @@ DbOption = typer.Option(None, "--db", help="Database URL (default: $SCRIBA_DB or
 EXTRAS: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
     ("scriba.cli.agora", ("agora", "import", "export"),
      {"agora": "Agora Nomic: re-tally its recorded votes."}),
-    ("scriba.cli.web", ("serve", "token"),  # H5: web server and API tokens
-     {"serve": "Serve the web pages and the API.", "token": "Print a new API token."}),
+    ("scriba.cli.web", ("serve", "token", "revoke", "officer"),  # H5: web server, tokens
+     {"serve": "Serve the web pages and the API.", "token": "Print a new API token.",
+      "revoke": "Revoke API tokens.", "officer": "Make an account a game's officer."}),
     ("scriba.cli.publish", ("publish",),  # H7: the public pages as a static site
      {"publish": "Write a game's public pages as a static site."}),
 ]
