@@ -91,7 +91,7 @@ class Publisher:
             status = self.service.status(game_id)
             games.append({"id": game_id, "name": status.get("name") or game_id,
                           "ruleset": status.get("ruleset"), "period": status.get("period"),
-                          "ended": status.get("ended")})
+                          "language": status.get("language"), "ended": status.get("ended")})
         first = self.service.status(game_ids[0]) if game_ids else {}
         self._write("/", "index.html", self._reader(first.get("language")), games=games,
                     current="index")

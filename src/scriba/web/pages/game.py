@@ -61,7 +61,7 @@ def games_index(request: Request) -> Response:
             continue
         games.append({"id": row["id"], "name": status.get("name") or row["id"],
                       "ruleset": status.get("ruleset"), "period": status.get("period"),
-                      "ended": status.get("ended")})
+                      "language": status.get("language"), "ended": status.get("ended")})
     return common.render(request, "index.html", reader, games=games, current="index")
 
 
