@@ -191,6 +191,7 @@ def actions_command(game: str, player: Annotated[str | None, typer.Argument(
         if not actions:
             say(f"{safe(player)} may do nothing now in {safe(game, None)}.")
             return
+        say(f"What {safe(player)} may do now in {safe(game, None)}:")
     for action in sorted(actions, key=lambda a: a.name):
         who = ", ".join(safe(w) for w in action.who)
         say(f"[bold]{safe(action.name, None)}[/bold] ({safe(action.kind)}; who: {who}; "
