@@ -93,6 +93,58 @@ def token_command(
     print(token)
 
 
+def revoke_command(
+    token: str = typer.Argument(None, help="The token to revoke"),
+    game: str = typer.Option(None, help="With --player: revoke all of that player's tokens"),
+    player: str = typer.Option(None, help="The player whose tokens to revoke"),
+    db: str = typer.Option(None, "--db", help="Database URL"),
+) -> None:
+    """Revoke an API token, or every token of one player (--game G --player P)."""
+    service = Service(db or default_db_url())
+    try:
+        if token:
+            revoked = int(service.accounts.revoke_token(token))
+        elif game and player:
+            revoked = sum(service.accounts.revoke_token(token_id=t["id"])
+                          for t in service.accounts.tokens(game, player) if not t["revoked"])
+        else:
+            console.print("[red]Give a TOKEN, or --game and --player.[/red]")
+            raise typer.Exit(2)
+    finally:
+        service.close()
+    console.print(f"{revoked} token(s) revoked.", highlight=False)
+
+
+def officer_command(
+    game: str, email: str,
+    name: str = typer.Option(None, help="Display name of a new account"),
+    db: str = typer.Option(None, "--db", help="Database URL"),
+) -> None:
+    """Make the account of EMAIL the officer of GAME (asks for a password if it has none)."""
+    service = Service(db or default_db_url())
+    try:
+        accounts = service.accounts
+        account = accounts.by_email(email)
+        if account is None or not account.has_password:
+            password = typer.prompt(f"Password for {email}", hide_input=True,
+                                    confirmation_prompt=True)
+            if account is None:
+                account = accounts.create_account(email, name or email.split("@")[0],
+                                                  password)
+            else:
+                accounts.set_password(account.id, password)
+        accounts.set_officer(game, account.id)
+    except ServiceError as refusal:
+        console.print(f"[red]{refusal}[/red]", highlight=False)
+        raise typer.Exit(2) from None
+    finally:
+        service.close()
+    console.print(f"{account.email} is the officer of {game}.", highlight=False,
+                  markup=False)
+
+
 def register(app: typer.Typer) -> None:
     app.command("serve")(serve_command)
     app.command("token")(token_command)
+    app.command("revoke")(revoke_command)
+    app.command("officer")(officer_command)
