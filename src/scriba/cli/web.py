@@ -55,7 +55,7 @@ def serve_command(
     service = Service(db or default_db_url())
     if demo:
         made = ensure_demo(service)
-        address = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}"
+        address = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{port}"
         console.print(("Created" if made else "Using") +
                       f" the demo game [bold]{DEMO_GAME}[/bold] ({DEMO_RULESET}).",
                       highlight=False)
