@@ -32,7 +32,8 @@ def chronicle_context(service: Any, game_id: str, reader: common.Reader,
     chosen = None
     if period not in (None, ""):
         try:
-            chosen = reports[int(str(period))]
+            index = int(str(period))
+            chosen = reports[index] if index >= 0 else None
         except (ValueError, IndexError):
             chosen = None
     entries = service.chronicle(game_id, reader.language, player=player or None,

@@ -193,6 +193,9 @@ def _typed(name: str, value: str, kind: str, _: Any) -> Any:
 def _yaml(text: str, name: str, _: Any) -> Any:
     try:
         return yaml.safe_load(text)
+    except RecursionError:  # nested past Python's stack: refuse, as the service would
+        raise FormError(_("%(name)s is not valid YAML%(where)s.", name=name,
+                          where="")) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" ({mark.line + 1}:{mark.column + 1})" if mark is not None else ""
