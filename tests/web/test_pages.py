@@ -291,3 +291,39 @@ def test_the_deadline_is_shown_in_the_readers_time_zone(site) -> None:
     bogus = httpx.get(base + "/games/zeit", timeout=30,
                       cookies={"scriba_tz": "../../etc/passwd"}).text
     assert "8. März 2026, 10:00:00" in bogus  # an unknown zone falls back to UTC
+
+
+HOSTILE_PATHS = [
+    "/games/%00", f"/games/{GAME}/rules?at=9999999-01-01", f"/games/{GAME}/rules?at=" + "9" * 5000,
+    f"/games/{GAME}/rules?seq=99999999999999999999999", f"/games/{GAME}/rules/%2e%2e",
+    f"/games/{GAME}/chronicle?period=abc&kind=<script>&player=zzz",
+    f"/games/{GAME}/chronicle?period=99999999999999999999", f"/games/{GAME}/proposals/%00",
+    f"/games/{GAME}/proposals/" + "x" * 3000, f"/games/{GAME}/rules/diff?since=garbage",
+    f"/games/{GAME}/rules?at=2026-02-30", "/games/%E2%80%AE/rules",
+]
+
+
+def test_hostile_addresses_never_break_a_page(site) -> None:
+    for path in HOSTILE_PATHS:
+        answer = httpx.get(site["server"].base + path, timeout=30)
+        assert answer.status_code < 500, (path, answer.status_code)
+        assert "<script>" not in answer.text
+
+
+@pytest.mark.parametrize("fields", [
+    {"a_label": "x", "c_yaml": "- [unclosed"},
+    {"c_yaml": "42"},
+    {"c_type": "amend", "c_rule": "../x", "c_text": "\x00"},
+    {"c_yaml": "{a: " + "[" * 600 + "]" * 600 + "}"},
+    {"a_label": "x" * 100_000, "c_type": "enact", "c_text": "t"},
+])
+def test_hostile_forms_get_a_refusal_not_an_error(site, fields) -> None:
+    bruno = signed_in(site["server"].base, PEOPLE["Bruno"], PASSWORD)
+    token = csrf_of(bruno.get(f"/games/{GAME}").text)
+    before = log_length(site["db"])
+    answer = bruno.post(f"/games/{GAME}/act/propose", data={"csrf_token": token, **fields})
+    assert answer.status_code in (303, 413), answer.text[:300]
+    if answer.status_code == 303:
+        assert 'class="flash refused"' in bruno.get(f"/games/{GAME}").text
+    # A refused command is recorded (command_refused) or nothing is: never an adoption.
+    assert log_length(site["db"]) - before <= 1

@@ -21,8 +21,17 @@ def game_info(status: dict[str, Any]) -> dict[str, Any]:
             "language": status.get("language") or "en", "ruleset": status.get("ruleset")}
 
 
+def check_game_id(game_id: str, language: str) -> None:
+    """No game id holds control characters or runs this long; refuse them here, before
+    a database that cannot even compare them (PostgreSQL and NUL) is asked."""
+    if len(game_id) > 200 or any(ord(c) < 32 or ord(c) == 127 for c in game_id):
+        _ = i18n.gettext_for(language)
+        raise errors.UnknownGame(_("There is no game %(game)s.", game=repr(game_id[:40])))
+
+
 def open_game(request: Request, game_id: str) -> tuple[Any, dict[str, Any], common.Reader]:
     """The service, the game's status and the reader; UnknownGame propagates."""
+    check_game_id(game_id, common.reader_for(request).language)
     service = common.service_of(request)
     status = service.status(game_id)
     reader = common.reader_for(request, game_id, status.get("language"))
