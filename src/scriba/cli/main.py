@@ -249,10 +249,11 @@ def advance_command(game: str, by: str = typer.Option(None, help="e.g. 3d, 12h")
 
     if (by is None) == (to is None):
         raise Mistake("give exactly one of --by or --to")
-    seconds = validation.duration(by, "by") if by is not None else None
-    to = validation.moment(to, "to") if to is not None else None
     service = _service(db)
-    before = service.load(game).seq
+    state = service.load(game)
+    before, language = state.seq, state.language
+    seconds = validation.duration(by, "by", language) if by is not None else None
+    to = validation.moment(to, "to", language) if to is not None else None
     service.advance(game, to=to, by=seconds)
     _tell(service, game, before)
 
