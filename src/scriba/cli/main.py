@@ -48,6 +48,8 @@ EXTRAS: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
       "revoke": "Revoke API tokens.", "officer": "Make an account a game's officer."}),
     ("scriba.cli.publish", ("publish",),  # H7: the public pages as a static site
      {"publish": "Write a game's public pages as a static site."}),
+    ("scriba.cli.mail", ("mail",),  # H6: letters in and out
+     {"mail": "Play by e-mail: receive, serve, fetch and send letters."}),
 ]
 
 
