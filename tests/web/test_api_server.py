@@ -289,3 +289,34 @@ def test_preferences_are_kept(site) -> None:
             "email": "carla@example.org", "password": "carla-demo-pass", "next": target,
             "csrf_token": csrf_from(other.get("/signin").text)})
         assert bounced.status_code == 303 and bounced.headers["location"] == "/"
+
+
+def test_officer_acts_for_offices_and_moves_a_simulated_clock(site) -> None:
+    server, service, tokens = site
+    officer = httpx.Client(base_url=server.url)
+    officer.post("/signin", data={"email": "scriba@example.org",
+                                  "password": "scriba-demo-pass",
+                                  "csrf_token": csrf_from(officer.get("/signin").text)})
+    csrf = {"X-CSRF-Token": csrf_from(officer.get("/account").text)}
+    # Suber's Judge is Carla: the officer acts for the office, as its holder.
+    judged = officer.post("/api/v1/games/demo/officer/commands", headers=csrf,
+                          json={"action": "judge", "args": {"judgment": "1", "ruling": "yes"}})
+    assert judged.status_code in (200, 422), judged.text
+    assert service.log("demo")[-1]["actor"] == "Carla"
+    assert httpx.post(f"{server.url}/api/v1/games/demo/officer/commands",
+                      headers=bearer(tokens["Anna"]),
+                      json={"action": "judge", "args": {}}).status_code == 403
+    unknown = officer.post("/api/v1/games/demo/officer/commands", headers=csrf,
+                           json={"action": "roll"})
+    assert unknown.status_code == 422
+    real = officer.post("/api/v1/games/demo/advance", headers=csrf, json={"by": 3600})
+    assert real.status_code == 422 and "real clock" in real.json()["detail"]
+    service.create_game("suber", game_id="sim", players=["Anna", "Bruno"],
+                        start="2026-03-01T10:00:00Z")
+    boss = service.accounts.by_email("scriba@example.org")
+    service.accounts.set_officer("sim", boss.id)
+    moved = officer.post("/api/v1/games/sim/advance", headers=csrf, json={"by": 86400})
+    assert moved.status_code == 200, moved.text
+    assert service.load("sim").time == "2026-03-02T10:00:00Z"
+    garbage = officer.post("/api/v1/games/sim/advance", headers=csrf, json={"to": "soon"})
+    assert garbage.status_code == 422

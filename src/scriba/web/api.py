@@ -171,6 +171,19 @@ def rules(request: Request, game: str,
     return _service(request).rules_at(game, at=at, seq=seq)
 
 
+@router.get("/games/{game}/rules-diff", summary="Rules enacted, repealed, changed between "
+            "two dates")
+def rules_diff(request: Request, game: str,
+               since: str = Query(..., max_length=64, description="An ISO date or time"),
+               until: str | None = Query(None, max_length=64)) -> list[dict[str, Any]]:
+    return _service(request).ruleset_diff(game, since, until)
+
+
+@router.get("/games/{game}/reports", summary="Each period's results (a Giornata, a round)")
+def reports(request: Request, game: str, lang: str | None = None) -> list[dict[str, Any]]:
+    return _service(request).period_reports(game, _language(request, lang))
+
+
 @router.get("/games/{game}/rules/{rule}", summary="One rule with its whole history")
 def rule(request: Request, game: str, rule: str) -> dict[str, Any]:
     return _service(request).rule_history(game, rule)
@@ -256,12 +269,7 @@ def command(request: Request, game: str, body: CommandIn,
         return _command_response(status_code, answer)
     outcome = service.perform(game, player, body.action, body.args, channel="api",
                               request_id=body.request_id)
-    # The outcome's events are the command's own, appended last (after any timers that
-    # fired first), so their seqs end at the new state's.
-    seqs = [event["seq"] for event in outcome.events if event.get("seq")]
-    if not seqs and outcome.state is not None:
-        last = outcome.state.seq
-        seqs = list(range(last - len(outcome.events) + 1, last + 1))
+    seqs = _seqs(outcome)
     reply = service.describe_outcome(game, outcome, _language(request, lang)) \
         if hasattr(service, "describe_outcome") else outcome.message
     answer = {"accepted": outcome.accepted, "message": outcome.message, "seqs": seqs,
@@ -313,6 +321,61 @@ def invite(request: Request, game: str, body: InvitationIn) -> JSONResponse:
     link = str(request.base_url).rstrip("/") + "/invitations/" + token
     return JSONResponse({"token": token, "url": link, "email": body.email,
                          "player": body.player}, status_code=201)
+
+
+class AdvanceIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    to: str | None = Field(default=None, max_length=64, description="An ISO time")
+    by: int | None = Field(default=None, ge=1, le=10 * 366 * 86400, description="Seconds")
+
+
+@router.post("/games/{game}/officer/commands",
+             summary="Act for an office the rules grant (officer): as the office's holder",
+             response_model=CommandOut, responses=AUTH_PROBLEMS)
+def officer_command(request: Request, game: str, body: CommandIn,
+                    lang: str | None = None) -> Any:
+    require_officer(request, game)
+    service = _service(request)
+    declared = {a.name: a for a in service.officer_actions(game)}
+    if body.action not in declared:
+        return problem(422, "Refused", f"No office holds the action '{body.action}'.",
+                       kind="urn:scriba:problem:refused")
+    offices = service.status(game).get("offices") or {}
+    holder = next((str(offices[who[7:]]) for who in declared[body.action].who
+                   if who.startswith("office:") and offices.get(who[7:])), None)
+    if holder is None:
+        return problem(422, "Refused", f"Nobody holds the office for '{body.action}'.",
+                       kind="urn:scriba:problem:refused")
+    outcome = service.perform(game, holder, body.action, body.args, channel="api",
+                              request_id=body.request_id)
+    answer = {"accepted": outcome.accepted, "message": outcome.message,
+              "seqs": _seqs(outcome),
+              "reply": service.describe_outcome(game, outcome, _language(request, lang))}
+    return _command_response(200 if outcome.accepted else 422, answer)
+
+
+@router.post("/games/{game}/advance", summary="Move a simulated clock (officer)",
+             response_model=CommandOut, responses=AUTH_PROBLEMS)
+def advance(request: Request, game: str, body: AdvanceIn, lang: str | None = None) -> Any:
+    require_officer(request, game)
+    service = _service(request)
+    if service.status(game).get("clock") != "simulated":
+        return problem(422, "Refused", "This game runs on the real clock.",
+                       kind="urn:scriba:problem:refused")
+    if (body.to is None) == (body.by is None):
+        return problem(422, "Refused", "Give either 'to' (a time) or 'by' (seconds).")
+    outcome = service.advance(game, to=body.to, by=body.by)
+    return {"accepted": outcome.accepted, "message": outcome.message, "seqs": _seqs(outcome),
+            "reply": service.describe_outcome(game, outcome, _language(request, lang))}
+
+
+def _seqs(outcome: Any) -> list[int]:
+    # The outcome's events are the last appended, so their seqs end at the new state's.
+    if outcome.state is None or not outcome.events:
+        return []
+    last = outcome.state.seq
+    return list(range(last - len(outcome.events) + 1, last + 1))
 
 
 def problem_schema() -> dict[str, Any]:

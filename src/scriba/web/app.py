@@ -247,6 +247,11 @@ def install_error_handlers(app: FastAPI) -> None:
     async def too_deep(request: Request, error: RecursionError) -> Response:
         return _answer(request, 400, "The request is nested too deeply.")
 
+    @app.exception_handler(ValueError)
+    async def bad_value(request: Request, error: ValueError) -> Response:
+        # A value the service's own parsing refused (a malformed time, say).
+        return _answer(request, 422, str(error)[:500] or "A value is not valid.")
+
     @app.exception_handler(LookupError)
     async def lookup(request: Request, error: LookupError) -> Response:
         # The store's own UnknownGame, should a path reach it unwrapped.
