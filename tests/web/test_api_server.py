@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import httpx
@@ -320,3 +321,27 @@ def test_officer_acts_for_offices_and_moves_a_simulated_clock(site) -> None:
     assert service.load("sim").time == "2026-03-02T10:00:00Z"
     garbage = officer.post("/api/v1/games/sim/advance", headers=csrf, json={"to": "soon"})
     assert garbage.status_code == 422
+
+
+def test_a_player_makes_and_revokes_their_own_token(site) -> None:
+    server, service, _ = site
+    client, answer = sign_in(server, "anna@example.org", "anna-demo-pass")
+    assert answer.status_code == 303
+    page = client.get("/account")
+    made = client.post("/account/tokens", data={"csrf_token": csrf_from(page.text),
+                                                "game": "demo", "label": "my <bot>"})
+    assert made.status_code == 201
+    token = re.search(r'<code id="new-token">([^<]+)</code>', made.text).group(1)
+    assert service.accounts.token_identity(token)[1:] == ("demo", "Anna")
+    assert "my &lt;bot&gt;" in client.get("/account").text
+    # No token for a game where one has no seat, and no token without the CSRF token.
+    assert client.post("/account/tokens", data={"csrf_token": csrf_from(page.text),
+                                                "game": "eq"}).status_code == 403
+    assert client.post("/account/tokens", data={"game": "demo"}).status_code == 403
+    # A bot revokes its own token; then the token no longer opens anything.
+    assert httpx.delete(f"{server.url}/api/v1/token",
+                        headers=bearer(token)).status_code == 204
+    assert httpx.get(f"{server.url}/api/v1/games/demo/actions",
+                     headers=bearer(token)).status_code == 401
+    assert httpx.delete(f"{server.url}/api/v1/token",
+                        headers=bearer(token)).status_code == 401

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from scriba.service.errors import NotAllowed
@@ -376,6 +376,17 @@ def _seqs(outcome: Any) -> list[int]:
         return []
     last = outcome.state.seq
     return list(range(last - len(outcome.events) + 1, last + 1))
+
+
+@router.delete("/token", summary="Revoke the token this request carries", status_code=204,
+               responses=AUTH_PROBLEMS)
+def revoke_own_token(request: Request) -> Response:
+    token = auth.bearer_token(request)
+    if token is None or auth.token_identity(request) is None:
+        raise HTTPException(401, "Send the token to revoke as Authorization: Bearer TOKEN.",
+                            headers={"WWW-Authenticate": "Bearer"})
+    _service(request).accounts.revoke_token(token)
+    return Response(status_code=204)
 
 
 def problem_schema() -> dict[str, Any]:

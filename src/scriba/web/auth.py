@@ -279,7 +279,8 @@ def account_page(request: Request) -> Response:
     if account is None:
         return RedirectResponse("/signin?next=/account", status_code=303)
     return _render(request, "auth/account.html", account=account, error=None,
-                   games=get_service(request).accounts.games_of(account.id))
+                   games=get_service(request).accounts.games_of(account.id),
+                   seats=_seat_tokens(request, account))
 
 
 @router.post("/account")
@@ -297,12 +298,57 @@ async def account_submit(request: Request) -> Response:
             display_name=_text(form, "display_name") or None)
     except InvalidInput as refusal:
         return _render(request, "auth/account.html", status_code=422, account=account,
-                       error=str(refusal), games=accounts.games_of(account.id))
+                       error=str(refusal), games=accounts.games_of(account.id),
+                       seats=_seat_tokens(request, account))
     response = RedirectResponse("/account", status_code=303)
     # The pages read the reader's language from this cookie first (H7's i18n).
     response.set_cookie("scriba_lang", updated.language, path="/", samesite="lax",
                         max_age=365 * 86400)
     return response
+
+
+def _seat_tokens(request: Request, account: Any) -> list[dict[str, Any]]:
+    accounts = get_service(request).accounts
+    return [{"game": game, "player": role.player,
+             "tokens": [t for t in accounts.tokens(game, role.player) if not t["revoked"]]}
+            for game, role in accounts.games_of(account.id) if role.player]
+
+
+@router.post("/account/tokens")
+async def token_new(request: Request) -> Response:
+    """A new personal API token for one of the account's seats, shown once."""
+    form = await _form(request)
+    account = current_account(request)
+    if account is None:
+        return RedirectResponse("/signin?next=/account", status_code=303)
+    accounts = get_service(request).accounts
+    game = _text(form, "game")
+    role = accounts.role(account.id, game) if game else None
+    if role is None or role.player is None:
+        raise HTTPException(403, "You have no seat as a player in that game.")
+    token = accounts.new_token(game, role.player, _text(form, "label")[:200])
+    return _render(request, "auth/account.html", status_code=201, account=account,
+                   error=None, games=accounts.games_of(account.id),
+                   seats=_seat_tokens(request, account),
+                   new_token={"game": game, "player": role.player, "token": token})
+
+
+@router.post("/account/tokens/revoke")
+async def token_revoke(request: Request) -> Response:
+    form = await _form(request)
+    account = current_account(request)
+    if account is None:
+        return RedirectResponse("/signin?next=/account", status_code=303)
+    accounts = get_service(request).accounts
+    try:
+        token_id = int(_text(form, "token_id"))
+    except ValueError:
+        raise HTTPException(400, "Which token?") from None
+    mine = {t["id"] for seat in _seat_tokens(request, account) for t in seat["tokens"]}
+    if token_id not in mine:
+        raise HTTPException(404, "You have no such token.")
+    accounts.revoke_token(token_id=token_id)
+    return RedirectResponse("/account", status_code=303)
 
 
 async def _in_thread(fn: Any, *args: Any) -> Any:
