@@ -230,8 +230,10 @@ async def signin_submit(request: Request) -> Response:
     try:
         await _in_thread(sign_in, request, email, password)
     except HTTPException as refusal:
-        return _render(request, "auth/signin.html", status_code=refusal.status_code,
+        page = _render(request, "auth/signin.html", status_code=refusal.status_code,
                        next=target, error=refusal.detail, email=email[:320])
+        page.headers.update(refusal.headers or {})
+        return page
     return RedirectResponse(target, status_code=303)
 
 
