@@ -115,17 +115,24 @@ class Outbox:
             service._outbox_listening = True
 
     # --- writing ------------------------------------------------------------------------
-    def _insert(self, values: dict[str, Any]) -> Any:
+    def _row(self, **values: Any) -> dict[str, Any]:
         now = self.clock()
         row = {"created_at": now, "next_attempt": now, "attempts": 0, "headers": {},
                "game_id": None, "player": None, "status": "pending", **values}
         row["subject"] = row["subject"][:500]
         row["headers"] = {"Message-ID": _message_id(row["key"]), **row["headers"]}
+        return row
+
+    def _insert(self, values: dict[str, Any]) -> Any:
+        return self._insert_rows([self._row(**values)])
+
+    def _insert_rows(self, rows: list[dict[str, Any]]) -> Any:
+        """INSERT … ON CONFLICT (key) DO NOTHING: a message already queued stays as is."""
         module = postgresql if self._dialect == "postgresql" else sqlite
         if self._dialect in ("postgresql", "sqlite"):
-            return module.insert(OutboxMessage).values(**row).on_conflict_do_nothing(
+            return module.insert(OutboxMessage).values(rows).on_conflict_do_nothing(
                 index_elements=["key"])
-        return insert(OutboxMessage).values(**row)
+        return insert(OutboxMessage).values(rows)
 
     def enqueue(self, connection: Any = None, **values: Any) -> None:
         """Queue one message (``key``, ``recipient``, ``kind``, ``subject``, ``body``, ...)
@@ -187,18 +194,24 @@ class Outbox:
         except Exception:  # noqa: BLE001 - no accounts, nobody to tell
             return
         first = events[0]["seq"] if events else 0
+        told: dict[str, str] = {}  # one narration per language, not per reader
+        rows: list[dict[str, Any]] = []
         for seat in seats:
             if seat.player == actor or seat.mail_mode == "none" or not seat.email:
                 continue
-            text = self._describe(game_id, outcome, seat.language)
+            if seat.language not in told:
+                told[seat.language] = self._describe(game_id, outcome, seat.language)
+            text = told[seat.language]
             subject = words(seat.language)["announce"].format(
                 game=game_id, actor=actor, what=text.split("\n", 1)[0][:120])
-            self.enqueue(connection, key=f"announce:{game_id}:{first}:{seat.email}",
-                         recipient=seat.email, kind="announce", game_id=game_id,
-                         player=seat.player, subject=subject,
-                         status="digest" if seat.mail_mode == "digest" else "pending",
-                         body=text + words(seat.language)["footer"].format(game=game_id),
-                         headers=self.thread_headers(game_id))
+            rows.append(self._row(
+                key=f"announce:{game_id}:{first}:{seat.email}", recipient=seat.email,
+                kind="announce", game_id=game_id, player=seat.player, subject=subject,
+                status="digest" if seat.mail_mode == "digest" else "pending",
+                body=text + words(seat.language)["footer"].format(game=game_id),
+                headers=self.thread_headers(game_id)))
+        if rows:  # one statement for all the readers
+            connection.execute(self._insert_rows(rows))
 
     # --- receipts -----------------------------------------------------------------------
     def add_part(self, letter: LetterContext, text: str) -> None:
