@@ -132,3 +132,7 @@ def test_automatic_mail_is_recognised() -> None:
     assert read_letter(base + b"\r\nhi", envelope_from="<>").automatic
     assert read_letter(b"From: MAILER-DAEMON@x.org\r\n\r\nhi").automatic
     assert not read_letter(base + b"Auto-Submitted: no\r\n\r\nhi").automatic
+
+
+def test_a_null_return_path_is_automatic() -> None:
+    assert read_letter(b"Return-Path: <>\r\nFrom: a@x.org\r\n\r\nhi").automatic

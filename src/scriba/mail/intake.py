@@ -66,30 +66,36 @@ class Intake:
         oversize = size > self.max_bytes
         kept_bytes = raw if not oversize else _headers_only(raw)
         message_id = message_id_of(raw)
-        kept = self.mailroom.keep(kept_bytes, message_id, channel,
-                                  sender=envelope_from or "",
+        # the envelope is kept with the letter: "" = not given, "<>" = the null sender
+        sender = "" if envelope_from is None else (envelope_from.strip() or "<>")
+        kept = self.mailroom.keep(kept_bytes, message_id, channel, sender=sender,
                                   recipient=",".join(envelope_to or [])[:320])
         if not kept.new and kept.status not in ("kept", "deciding"):
             return Received(message_id, "duplicate")
         if kept.status == "deciding":
             self.mailroom.reopen(kept.id)  # a crash left it half done: decide it again
-        if not self.mailroom.claim(kept.id):
-            return Received(message_id, "duplicate")
-        try:
-            return self._decide(kept.id, kept_bytes, size, oversize, envelope_from,
-                                envelope_to)
-        except Exception:
-            self.mailroom.reopen(kept.id)  # leave it for the next attempt, never lost
-            raise
+        return self._take(kept.id, kept_bytes, size, oversize, envelope_from, envelope_to)
 
     def recover(self) -> list[Received]:
         """Decide the letters a crash left kept but undecided."""
         out = []
         for letter_id in self.mailroom.unfinished():
             self.mailroom.reopen(letter_id)
-            raw, channel = self.mailroom.raw(letter_id)
-            out.append(self.receive(raw, channel))
+            raw, sender, recipient = self.mailroom.envelope(letter_id)
+            envelope_from = None if not sender else ("" if sender == "<>" else sender)
+            out.append(self._take(letter_id, raw, len(raw), False, envelope_from,
+                                  [a for a in recipient.split(",") if a] or None))
         return out
+
+    def _take(self, letter_id: int, raw: bytes, size: int, oversize: bool,
+              envelope_from: str | None, envelope_to: list[str] | None) -> Received:
+        if not self.mailroom.claim(letter_id):
+            return Received(message_id_of(raw), "duplicate")
+        try:
+            return self._decide(letter_id, raw, size, oversize, envelope_from, envelope_to)
+        except Exception:
+            self.mailroom.reopen(letter_id)  # left for the next attempt, never lost
+            raise
 
     # --- deciding -------------------------------------------------------------------
     def _decide(self, letter_id: int, raw: bytes, size: int, oversize: bool,

@@ -101,6 +101,8 @@ def _automatic(message: Message, sender: str) -> str:
     for name in ("X-Autoreply", "X-Autorespond", "X-Auto-Response-Suppress"):
         if _header(message, name):
             return name
+    if _header(message, "Return-Path").strip() == "<>":
+        return "null sender (Return-Path)"
     local = sender.split("@", 1)[0]
     if not sender or local in ("mailer-daemon", "postmaster") or local.startswith(
             ("mailer-daemon", "noreply", "no-reply")):

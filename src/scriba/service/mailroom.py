@@ -82,10 +82,11 @@ class Mailroom:
             session.execute(update(Letter).where(
                 Letter.id == letter_id, Letter.status == "deciding").values(status="kept"))
 
-    def raw(self, letter_id: int) -> tuple[bytes, str]:
+    def envelope(self, letter_id: int) -> tuple[bytes, str, str]:
+        """The kept bytes, envelope sender and recipients of a letter."""
         with self._session() as session:
             row = session.get(Letter, letter_id)
-            return bytes(row.raw), row.channel
+            return bytes(row.raw), row.sender, row.recipient
 
     def letters(self, game_id: str | None = None) -> list[dict[str, Any]]:
         with self._session() as session:
