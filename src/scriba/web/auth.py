@@ -19,6 +19,11 @@ For the pages (H7) — what to use:
   PATCH and DELETE, so a form without the token is refused (403) before the route runs.
 - ``require_account(request)``: a dependency that answers 401 without a session.
 - ``scriba.web.templating.templates``: a ``Jinja2Templates`` on the pages' environment.
+- Routes here (templates in ``templates/auth/``, rendered through ``pages.common.render``):
+  ``GET/POST /signin`` (``?next=`` local paths only), ``POST /signout``,
+  ``GET/POST /invitations/{token}``, ``GET/POST /account`` (name, language, time zone, mail
+  mode; sets the ``scriba_lang`` cookie), ``POST /account/tokens`` (a new token, shown
+  once), ``POST /account/tokens/revoke``. Link an invitation as ``/invitations/{token}``.
 
 Sessions are Starlette's signed cookies (itsdangerous; HttpOnly, SameSite=Lax, Secure when
 served over https), holding only the account id and the CSRF token. Failed sign-ins are
