@@ -62,6 +62,7 @@ def serve_command(listen: str = typer.Option("127.0.0.1:8025", help="HOST:PORT f
     from scriba.mail.intake import Intake
     from scriba.mail.send import deliver_forever
     from scriba.mail.server import IntakeController
+    from scriba.service.outbox import Outbox
 
     logging.basicConfig(level=logging.INFO)
     service = _service(db)
@@ -76,9 +77,12 @@ def serve_command(listen: str = typer.Option("127.0.0.1:8025", help="HOST:PORT f
             controllers.append(controller)
             typer.echo(f"{'LMTP' if is_lmtp else 'SMTP'} on {host}:{port}")
     stop = threading.Event()
+    # delivery gets its own Service (its own sandbox pool and caches): the intake's is
+    # used by the SMTP server's thread
+    sender = _service(db)
     try:
         if deliver:
-            deliver_forever(intake.outbox, interval=interval, stop=stop)
+            deliver_forever(Outbox(sender), interval=interval, stop=stop)
         else:
             stop.wait()
     except KeyboardInterrupt:
@@ -86,6 +90,7 @@ def serve_command(listen: str = typer.Option("127.0.0.1:8025", help="HOST:PORT f
     finally:
         for controller in controllers:
             controller.stop()
+        sender.close()
         service.close()
 
 

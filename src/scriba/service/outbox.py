@@ -109,6 +109,7 @@ class Outbox:
         self.clock = clock or (lambda: datetime.now(UTC))
         self._session = service.store.session
         self._dialect = service.store.engine.dialect.name
+        self._swept: dict[str, tuple[Any, int]] = {}
         # one listener per service, however many Outbox objects are made on it
         if not getattr(service, "_outbox_listening", False):
             service.add_commit_listener(self._on_commit)
@@ -265,6 +266,12 @@ class Outbox:
         """Queue what time has made due; returns how many messages were queued."""
         before = self._count()
         for game in self.service.games():
+            # a game unchanged since the last sweep, in the same quarter hour, has no
+            # new report or reminder: skip it (reports read the whole log)
+            mark = (game.get("events"), int(self.clock().timestamp() // 900))
+            if self._swept.get(game["id"]) == mark:
+                continue
+            self._swept[game["id"]] = mark
             try:
                 seats = [s for s in self.service.accounts.seats(game["id"])
                          if s.player and s.email and s.mail_mode != "none"]
