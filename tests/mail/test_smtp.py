@@ -187,3 +187,38 @@ def test_the_pipe_command_and_its_exit_codes(game: Service, tmp_path: object) ->
     broken = _pipe("sqlite:////nonexistent/dir/x.db", raw, env)
     assert broken.returncode == 75  # EX_TEMPFAIL: the mail server keeps it and retries
     assert [p["label"] for p in game.proposals("dec")] == ["p1"]
+
+
+def test_scriba_mail_serve_takes_letters_and_delivers_replies(
+        game: Service, mail_server: MailServer) -> None:
+    """The command a mail server delivers to, as its own process, end to end."""
+    import time
+
+    intake = Intake(game)
+    personal = f"scriba+dec.{intake.mailroom.secret('dec', 'Bruno')}@{DOMAIN}"
+    port = free_port()
+    env = {**os.environ, "SCRIBA_MAIL_DOMAIN": DOMAIN, "SCRIBA_SMTP": mail_server.url()}
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from scriba.cli.main import main; main()", "mail", "serve",
+         "--listen", f"127.0.0.1:{port}", "--interval", "0.5", "--db", game.store.url],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for _ in range(100):
+            try:
+                client = smtplib.SMTP("127.0.0.1", port, timeout=5)
+                break
+            except OSError:
+                time.sleep(0.2)
+        with client:
+            client.sendmail("bruno@players.test", [personal], letter(
+                "bruno@players.test", personal, "proposta: Saluti\nlabel: p1\nTesto.\n"))
+        for _ in range(150):
+            if mail_server.collector.to("bruno@players.test"):
+                break
+            time.sleep(0.2)
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=30)
+    [receipt] = mail_server.collector.to("bruno@players.test")
+    assert "p1" in receipt.get_content()
+    assert mail_server.collector.password.encode() not in errors
