@@ -136,3 +136,14 @@ def test_automatic_mail_is_recognised() -> None:
 
 def test_a_null_return_path_is_automatic() -> None:
     assert read_letter(b"Return-Path: <>\r\nFrom: a@x.org\r\n\r\nhi").automatic
+
+
+def test_every_sentence_of_the_front_is_translated() -> None:
+    from scriba.mail.replies import _TEXT
+    from scriba.service.outbox import _REPLY, mail_text
+
+    for language in ("it", "de"):
+        missing = [text for text in [*_TEXT.values(), *_REPLY.values()]
+                   if mail_text(text, language) == text and "{game}] {" not in text
+                   and text != "\n-- \nScriba, {game}\n"]
+        assert missing == [], language

@@ -23,14 +23,18 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
 from sqlalchemy import insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from scriba.kernel.events import fold
 from scriba.service.errors import ServiceError
+from scriba.service.messages import LOCALE_DIR
 from scriba.store.mail import OutboxMessage
 
 BACKOFF_FIRST = 15.0  # seconds before the first retry
@@ -39,30 +43,38 @@ REMIND_BEFORE = timedelta(hours=24)
 DIGEST_EVERY = timedelta(days=1)
 _ACTED = {"action_taken", "vote_cast", "proposal_submitted"}
 
-_REPLY = {
-    "en": {"re": "Re: ", "answer": "Your letter of {date}: ",
-           "announce": "[{game}] {actor}: {what}", "report": "[{game}] {title}",
-           "remind": "[{game}] Reminder: {deadline}",
-           "remind_body": "You have not acted yet; the deadline ({name}) is {deadline}.\n"
-                          "What you can do: {actions}\n",
-           "digest": "[{game}] Daily digest", "footer": "\n-- \nScriba, {game}\n"},
-    "it": {"re": "R: ", "answer": "La tua lettera del {date}: ",
-           "announce": "[{game}] {actor}: {what}", "report": "[{game}] {title}",
-           "remind": "[{game}] Promemoria: {deadline}",
-           "remind_body": "Non hai ancora agito; la scadenza ({name}) è il {deadline}.\n"
-                          "Puoi: {actions}\n",
-           "digest": "[{game}] Riassunto del giorno", "footer": "\n-- \nScriba, {game}\n"},
-    "de": {"re": "AW: ", "answer": "Dein Brief vom {date}: ",
-           "announce": "[{game}] {actor}: {what}", "report": "[{game}] {title}",
-           "remind": "[{game}] Erinnerung: {deadline}",
-           "remind_body": "Du hast noch nicht gehandelt; der Termin ({name}) ist {deadline}.\n"
-                          "Möglich: {actions}\n",
-           "digest": "[{game}] Tageszusammenfassung", "footer": "\n-- \nScriba, {game}\n"},
+# The outbox's own words, in English; Italian and German in locale/*/LC_MESSAGES/mail.po
+# (the ``mail`` Babel domain, shared with scriba.mail.replies).
+_REPLY: dict[str, str] = {
+    "re": "Re: ",
+    "announce": "[{game}] {actor}: {what}",
+    "report": "[{game}] {title}",
+    "remind": "[{game}] Reminder: {deadline}",
+    "remind_body": "You have not acted yet; the deadline ({name}) is {deadline}.\n"
+                   "What you can do: {actions}\n",
+    "digest": "[{game}] Daily digest",
+    "footer": "\n-- \nScriba, {game}\n",
 }
 
 
+@cache
+def _mail_catalog(language: str) -> Catalog | None:
+    path = LOCALE_DIR / language / "LC_MESSAGES" / "mail.po"
+    if not path.is_file():
+        return None
+    with path.open("rb") as handle:
+        return read_po(handle, locale=language, domain="mail")
+
+
+def mail_text(english: str, language: str) -> str:
+    """``english`` in ``language`` from the mail domain, or as it is."""
+    catalog = _mail_catalog(language) if language != "en" else None
+    entry = catalog.get(english) if catalog is not None else None
+    return str(entry.string) if entry is not None and entry.string else english
+
+
 def words(language: str) -> dict[str, str]:
-    return _REPLY.get(language, _REPLY["en"])
+    return {key: mail_text(text, language) for key, text in _REPLY.items()}
 
 
 @dataclass
