@@ -31,7 +31,9 @@ def test_preferences_by_letter_digest_and_none(mail_service: Service) -> None:
     outbox = Outbox(mail_service, clock=lambda: now[0])
     intake = Intake(mail_service, outbox=outbox)
     intake.receive(letter("anna@players.test", _to(intake, "Anna"), "digest"), "t")
-    intake.receive(letter("carla@players.test", _to(intake, "Carla"), "unsubscribe"), "t")
+    # List-Unsubscribe's mailto: the word in the subject, nothing in the body
+    intake.receive(letter("carla@players.test", _to(intake, "Carla"), "",
+                          subject="unsubscribe"), "t")
     modes = {s.player: s.mail_mode for s in mail_service.accounts.seats("dec")}
     assert modes == {"Anna": "digest", "Bruno": "each", "Carla": "none"}
     for label in ("p1", "p2"):

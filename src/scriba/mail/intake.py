@@ -23,7 +23,7 @@ from typing import Any
 
 from scriba.mail.auth import dkim_domain
 from scriba.mail.cleanup import strip_quotes
-from scriba.mail.commands import Command, Grammar, Preference, Unclear, parse
+from scriba.mail.commands import MODE_WORDS, Command, Grammar, Preference, Unclear, parse
 from scriba.mail.letter import Letter, message_id_of, read_letter
 from scriba.mail.replies import say
 from scriba.service.errors import ServiceError
@@ -149,7 +149,11 @@ class Intake:
             actions = self.service.actions_for(game, player)
         except ServiceError:
             actions = []
-        items = parse(strip_quotes(letter.text), actions, letter.attachments)
+        text = strip_quotes(letter.text)
+        subject = letter.subject.strip().lower()
+        if subject in MODE_WORDS:  # List-Unsubscribe's mailto: the word is the subject
+            text = f"{subject}\n{text}"
+        items = parse(text, actions, letter.attachments)
         answers: list[str] = []
         if not any(isinstance(item, Command | Preference) for item in items):
             # Said once a day: an autoresponder that strips its headers cannot loop.

@@ -39,7 +39,7 @@ from scriba.store.mail import OutboxMessage
 
 BACKOFF_FIRST = 15.0  # seconds before the first retry
 BACKOFF_CAP = 300.0  # never wait more than five minutes between tries
-REMIND_BEFORE = timedelta(hours=24)
+REMIND_BEFORE = timedelta(hours=float(os.environ.get("SCRIBA_MAIL_REMIND_HOURS", "24")))
 DIGEST_EVERY = timedelta(days=1)
 _ACTED = {"action_taken", "vote_cast", "proposal_submitted"}
 
