@@ -123,8 +123,12 @@ def test_an_anderwelt_round_by_mail(mail_service: Service, post: Post) -> None:
                         start="2026-03-01T10:00:00Z", seed=4)
     mail = seat_all(service, "aw", players)
     game = f"scriba+aw@{DOMAIN}"
-    # the GM (not a player) sets the ZAT from his own interface
-    assert service.perform("aw", "Max", "set_zat", {"deadline": "2026-03-08T18:00"}).accepted
+    # the GM is the game's officer, not a player: his letters act as the GM
+    gm = service.accounts.create_account("max@players.test", "Max", language="de")
+    service.accounts.set_officer("aw", gm.id)
+    post.send("max@players.test", game, "set_zat deadline=2026-03-08T18:00\n",
+              subject="ZAT")
+    assert service.status("aw")["deadline"] == "2026-03-08T18:00:00Z"
     post.send(mail["Anna"], game, "Vorschlag: Grußpflicht\nclass: R\n"
               "Jeder Spieler grüßt den GM.\n\nnomic_number 5\n\n"
               "press Hallo Anderwelt!\n\nAm 1. März 2026 schrieb Max <max@gm.test>:\n"
@@ -149,7 +153,8 @@ def test_an_anderwelt_round_by_mail(mail_service: Service, post: Post) -> None:
     [receipt] = [m for m in post.inbox(mail["Cora"]) if m.startswith("AW: Zug")]
     assert "ZAT" in receipt
     # the round ends when the GM opens the next one: its report reaches every player
-    assert service.perform("aw", "Max", "set_zat", {"days": 7}).accepted
+    post.send("max@players.test", game, "as Max\nset_zat\ndays: 7\n", subject="Runde 2")
+    assert service.status("aw")["period"] == "Runde 2"
     post.deliver()
     for player in players:
         [report] = [m for m in post.inbox(mail[player]) if m.startswith("[aw] Runde 1")]

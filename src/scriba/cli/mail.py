@@ -142,8 +142,10 @@ def address_command(game: str, name: str, db: str = DbOption,
 
     service = _service(db)
     try:
-        if name not in service.status(game)["players"]:
-            typer.echo(f"scriba: {name} is not a player of {game}", err=True)
+        status = service.status(game)
+        if name not in status["players"] and name not in status["offices"].values():
+            typer.echo(f"scriba: {name} is neither a player nor an office holder of "
+                       f"{game}", err=True)
             raise typer.Exit(2)
         typer.echo(game_address(game, Mailroom(service).secret(game, name, rotate)))
     finally:

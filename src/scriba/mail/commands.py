@@ -159,6 +159,9 @@ def parse(text: str, actions: list[Any], attachments: dict[str, str] | None = No
             continue
         words = line.split()
         head = _action_name(words[0])
+        if head == "as" and len(words) == 2 and not items:  # an officer's "as NAME"
+            i += 1
+            continue
         if head in PROPOSE_VERBS or (head == grammar.propose and head not in VOTE_VERBS):
             command, i = _proposal(lines, i, grammar, stars)
             items.append(command)

@@ -125,7 +125,7 @@ class Intake:
                 key=f"unknown:{game}:{letter.sender}:{_today()}")
             finish(letter_id, "refused", "unknown sender", game)
             return Received(letter.message_id, "refused", game)
-        claimed = self._claimed_player(game, letter.sender)
+        claimed = self._claimed_player(game, letter.sender, letter.text)
         context.language = self._language(game, player or claimed, context.language)
         if player is None:
             self._hold(context, game, claimed, letter)
@@ -222,7 +222,7 @@ class Intake:
             player = self.mailroom.player_for_secret(game, secret)
             if player is not None:
                 return player, "address"
-        claimed = self._claimed_player(game, letter.sender)
+        claimed = self._claimed_player(game, letter.sender, letter.text)
         if claimed is None:
             return None, "unknown"
         domain = letter.sender.rpartition("@")[2]
@@ -231,20 +231,41 @@ class Intake:
             return claimed, f"dkim:{signer}"
         return None, "held"
 
-    def _claimed_player(self, game: str, sender: str) -> str | None:
+    def _claimed_player(self, game: str, sender: str, text: str = "") -> str | None:
+        """The player whose registered address sent the letter; for the game's officer,
+        the office holder who is not a player (Anderwelt's GM), or the one named on the
+        letter's first line ``as NAME``."""
         try:
-            return self.service.accounts.player_for_email(game, sender)
+            player = self.service.accounts.player_for_email(game, sender)
+            if player is not None:
+                return player
+            if not any(s.role == "officer" and s.email == sender
+                       for s in self.service.accounts.seats(game)):
+                return None
+            status = self.service.status(game)
         except ServiceError:
             return None
+        holders = {str(h) for h in status["offices"].values() if h}
+        first = next((line.strip() for line in strip_quotes(text).split("\n")
+                      if line.strip()), "")
+        if first.lower().startswith("as ") and first[3:].strip() in holders:
+            return first[3:].strip()
+        outsiders = sorted(holders - set(status["players"]))
+        return outsiders[0] if len(outsiders) == 1 else None
+
+    def _registered(self, game: str, actor: str, sender: str) -> str | None:
+        try:
+            registered = self.service.accounts.email_for_player(game, actor)
+        except ServiceError:
+            registered = None
+        return registered or (sender if self._claimed_player(game, sender) == actor
+                              else None)
 
     def _hold(self, context: LetterContext, game: str, claimed: str | None,
               letter: Letter) -> None:
         if claimed is None:
             return
-        try:
-            registered = self.service.accounts.email_for_player(game, claimed)
-        except ServiceError:
-            registered = None
+        registered = self._registered(game, claimed, letter.sender)
         if not registered:
             return
         personal = game_address(game, self.mailroom.secret(game, claimed))
