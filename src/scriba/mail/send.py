@@ -19,7 +19,7 @@ from email.utils import formatdate
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from scriba.service.outbox import Outbox, PermanentFailure, game_address
+from scriba.service.outbox import Deferred, Outbox, PermanentFailure, game_address
 
 log = logging.getLogger("scriba.mail")
 _SKIP_HEADERS = {"n"}
@@ -112,7 +112,7 @@ class SmtpTransport:
             codes = [code for code, _ in error.recipients.values()]
             if codes and all(500 <= code < 600 for code in codes):
                 raise PermanentFailure(f"refused: {codes}") from None
-            raise ConnectionError(f"recipient deferred: {codes}") from None
+            raise Deferred(f"recipient deferred: {codes}") from None
         except (OSError, smtplib.SMTPException) as error:
             self.close()
             raise ConnectionError(f"{self.target.redacted()}: {type(error).__name__}") \

@@ -388,14 +388,19 @@ class Outbox:
         sent, failed ones wait ``15 s · 2^(attempts-1)`` (at most five minutes); a
         :class:`PermanentFailure` marks the row failed."""
         counts = {"sent": 0, "retry": 0, "failed": 0}
+        down: Exception | None = None
         for row in self.due(limit):
             try:
+                if down is not None:  # the server is unreachable: don't knock again
+                    raise down
                 transport(row)
             except PermanentFailure as error:
                 self._mark(row.id, status="failed", last_error=str(error)[:2000],
                            attempts=row.attempts + 1)
                 counts["failed"] += 1
             except Exception as error:  # noqa: BLE001 - any failure is retried later
+                if isinstance(error, ConnectionError) and down is None:
+                    down = error
                 attempts = row.attempts + 1
                 wait = min(BACKOFF_FIRST * 2 ** (attempts - 1), BACKOFF_CAP)
                 self._mark(row.id, attempts=attempts, last_error=str(error)[:2000],
@@ -424,6 +429,10 @@ class Outbox:
                      "subject": r.subject, "body": r.body, "status": r.status,
                      "attempts": r.attempts, "game": r.game_id, "player": r.player,
                      "headers": r.headers} for r in session.scalars(query)]
+
+
+class Deferred(Exception):
+    """The server deferred this one message (a 4xx for its recipient); others may go."""
 
 
 class PermanentFailure(Exception):
