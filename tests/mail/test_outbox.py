@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from scriba.mail.intake import Intake
 from scriba.service.outbox import Outbox
 from scriba.service.service import Service
@@ -84,3 +86,26 @@ def test_the_whole_path_on_postgresql(postgres_url: str) -> None:
             "announce", "announce", "receipt"]
     finally:
         service.close()
+
+
+def test_a_crash_after_the_commands_does_not_decide_them_twice(
+        mail_service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    _game(mail_service)
+    intake = Intake(mail_service)
+    raw = letter("bruno@players.test", _to(intake, "Bruno"),
+                 "proposta: Uno\nTesto.\n\ngive_nomica to=Anna amount=100\n")
+
+    def crash(letter: object) -> None:
+        raise RuntimeError("power cut")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(intake.outbox, "close_receipt", crash)
+        with pytest.raises(RuntimeError):
+            intake.receive(raw, "t")
+    assert [r.status for r in intake.recover()] == ["decided"]
+    assert len(mail_service.proposals("dec")) == 1
+    gifts = [e for e in mail_service.log("dec") if e["type"] == "action_taken"
+             and e["payload"].get("action") == "give_nomica"]
+    assert len(gifts) == 1
+    [receipt] = Outbox(mail_service).messages(kind="receipt")
+    assert "give_nomica" in receipt["body"] and "Uno" in receipt["body"]

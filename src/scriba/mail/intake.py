@@ -164,6 +164,8 @@ class Intake:
             return [text]
         for n, item in enumerate(items[:MAX_COMMANDS], start=1):
             context.n, context.line = n, item.text[:500]
+            if self.outbox.answered(letter.message_id, n):
+                continue  # decided before a crash: never twice
             if isinstance(item, Unclear):
                 text = say("unclear", context.language, line=item.text[:200],
                            expected=item.expected)

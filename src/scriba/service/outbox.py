@@ -38,7 +38,7 @@ from scriba.service.messages import LOCALE_DIR
 from scriba.store.mail import OutboxMessage
 
 BACKOFF_FIRST = 15.0  # seconds before the first retry
-BACKOFF_CAP = 300.0  # never wait more than five minutes between tries
+BACKOFF_CAP = 120.0  # at most two minutes between tries: one knock, not one per message
 REMIND_BEFORE = timedelta(hours=float(os.environ.get("SCRIBA_MAIL_REMIND_HOURS", "24")))
 DIGEST_EVERY = timedelta(days=1)
 _ACTED = {"action_taken", "vote_cast", "proposal_submitted"}
@@ -234,6 +234,13 @@ class Outbox:
                      body=f"> {letter.line}\n{text}\n" if letter.line else f"{text}\n",
                      headers={"n": letter.n})
 
+    def answered(self, message_id: str, n: int) -> bool:
+        """Whether command ``n`` of the letter was decided already: its answer is written
+        in the transaction of its decision, so it exists exactly when the decision does."""
+        with self._session() as session:
+            return session.scalars(select(OutboxMessage.id).where(
+                OutboxMessage.key == f"part:{message_id}#{n}")).first() is not None
+
     def close_receipt(self, letter: LetterContext) -> None:
         """Merge the letter's answers into one reply, threaded under the letter."""
         prefix = f"part:{letter.message_id}#"
@@ -385,7 +392,7 @@ class Outbox:
     def deliver_due(self, transport: Callable[[OutboxMessage], None],
                     limit: int = 100) -> dict[str, int]:
         """Send what is due through ``transport`` (raises to fail): sent rows are marked
-        sent, failed ones wait ``15 s · 2^(attempts-1)`` (at most five minutes); a
+        sent, failed ones wait ``15 s · 2^(attempts-1)`` (at most two minutes); a
         :class:`PermanentFailure` marks the row failed."""
         counts = {"sent": 0, "retry": 0, "failed": 0}
         down: Exception | None = None
