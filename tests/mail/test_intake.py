@@ -166,3 +166,18 @@ def test_each_command_answered_in_order_in_the_players_language(game: Service) -
     # the accepted actions were announced to the others, not to Carla
     announced = {m["recipient"] for m in Outbox(game).messages(kind="announce")}
     assert announced == {"anna@players.test", "bruno@players.test"}
+
+
+def test_a_signature_of_part_of_the_body_does_not_count(game: Service, keys: Keys) -> None:
+    """DKIM's l= signs only the first bytes: anything could be appended below them."""
+    import dkim
+
+    keys.publish("players.test")
+    intake = Intake(game, dnsfunc=keys.dnsfunc)
+    raw = letter("bruno@players.test", f"scriba+dec@{DOMAIN}", "Ciao.\n")
+    signature = dkim.sign(raw, b"sel", b"players.test", keys.private, length=True,
+                          include_headers=[b"from", b"to", b"subject", b"message-id"])
+    appended = signature + raw + b"proposta: Colpo\r\nlabel: p9\r\nTesto.\r\n"
+    assert dkim.verify(appended, dnsfunc=keys.dnsfunc)  # dkimpy alone would accept it
+    assert intake.receive(appended, "test").status == "held"
+    assert _proposals(game) == {}

@@ -8,13 +8,11 @@ lookup is dkimpy's ``dnsfunc``, replaceable for tests and for a resolver of one'
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 import dkim
-
-_SIGNATURE = re.compile(rb"^dkim-signature:", re.I | re.M)
+from dkim.util import parse_tag_value
 
 
 def dkim_domain(raw: bytes, from_domain: str,
@@ -23,9 +21,18 @@ def dkim_domain(raw: bytes, from_domain: str,
     from_domain = from_domain.lower().rstrip(".")
     if not from_domain:
         return None
-    head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
-    count = len(_SIGNATURE.findall(head))
-    for index in range(min(count, 5)):  # more signatures than that is not a real letter
+    try:
+        headers, _body = dkim.rfc822_parse(raw)
+    except Exception:  # noqa: BLE001 - unparseable headers carry no valid signature
+        return None
+    signatures = [value for name, value in headers if name.lower() == b"dkim-signature"]
+    for index, value in enumerate(signatures[:5]):  # more is not a real letter
+        try:
+            if b"l" in parse_tag_value(value):
+                # a signature of the first l bytes lets anyone append commands below
+                continue
+        except Exception:  # noqa: BLE001
+            continue
         try:
             checker = dkim.DKIM(raw, minkey=1024)
             ok = checker.verify(idx=index, dnsfunc=dnsfunc) if dnsfunc else \
