@@ -147,3 +147,19 @@ def test_every_sentence_of_the_front_is_translated() -> None:
                    if mail_text(text, language) == text and "{game}] {" not in text
                    and text != "\n-- \nScriba, {game}\n"]
         assert missing == [], language
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=3000), st.text(max_size=2000))
+def test_any_bytes_and_any_text_are_read_without_an_exception(raw: bytes,
+                                                               text: str) -> None:
+    letter = read_letter(b"From: a@x.org\r\nContent-Type: multipart/mixed; boundary=b\r\n"
+                         b"\r\n--b\r\n" + raw)
+    assert isinstance(letter.text, str)
+    read_letter(raw)
+    items = parse(strip_quotes(text + letter.text), [VOTE_IT, PROPOSE, VETO, LETTER, GIVE])
+    assert all(isinstance(item, Command | Unclear | Preference) for item in items)
