@@ -109,3 +109,18 @@ def test_a_crash_after_the_commands_does_not_decide_them_twice(
     assert len(gifts) == 1
     [receipt] = Outbox(mail_service).messages(kind="receipt")
     assert "give_nomica" in receipt["body"] and "Uno" in receipt["body"]
+
+
+def test_announcing_never_undoes_the_decision_on_in_memory_sqlite(service: Service) -> None:
+    """On a one-connection pool a second session inside the listener would roll the
+    decision back; the outbox reads through the decision's own connection."""
+    _game(service)
+    outbox = Outbox(service)
+    outcome = service.perform("dec", "Bruno", "propose",
+                              {"label": "p1", "changes": [{"enact": {"title": "T",
+                                                                     "text": "x"}}]})
+    assert outcome.accepted
+    service._states.clear()  # read back from the database, not the cache
+    assert [p["label"] for p in service.proposals("dec")] == ["p1"]
+    assert {m["recipient"] for m in outbox.messages(kind="announce")} == {
+        "anna@players.test", "carla@players.test"}

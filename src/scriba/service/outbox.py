@@ -202,10 +202,7 @@ class Outbox:
 
     def _announce(self, connection: Any, game_id: str, actor: str,
                   events: list[dict[str, Any]], outcome: Any) -> None:
-        try:
-            seats = self.service.accounts.seats(game_id)
-        except Exception:  # noqa: BLE001 - no accounts, nobody to tell
-            return
+        seats = _seats_in(connection, game_id)
         first = events[0]["seq"] if events else 0
         told: dict[str, str] = {}  # one narration per language, not per reader
         rows: list[dict[str, Any]] = []
@@ -436,6 +433,27 @@ class Outbox:
                      "subject": r.subject, "body": r.body, "status": r.status,
                      "attempts": r.attempts, "game": r.game_id, "player": r.player,
                      "headers": r.headers} for r in session.scalars(query)]
+
+
+@dataclass
+class _Reader:
+    player: str | None
+    email: str
+    language: str
+    mail_mode: str
+
+
+def _seats_in(connection: Any, game_id: str) -> list[_Reader]:
+    """The seated players, read through the decision's own connection: another session
+    opened inside the transaction would, on a single-connection pool (in-memory SQLite),
+    roll the decision back when it closed."""
+    from scriba.store.accounts import AccountRow, SeatRow  # noqa: PLC0415 - optional
+
+    rows = connection.execute(select(
+        SeatRow.player, AccountRow.email, AccountRow.language, AccountRow.mail_mode).join(
+        AccountRow, AccountRow.id == SeatRow.account_id).where(
+        SeatRow.game_id == game_id, SeatRow.role == "player")).all()
+    return [_Reader(*row) for row in rows]
 
 
 class Deferred(Exception):
