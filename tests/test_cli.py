@@ -90,3 +90,141 @@ def test_scenario_errors_are_reported(tmp_path, text):
     result = scriba("scenario", "run", str(path), "--json", check=False)
     assert result.returncode != 0
     assert result.stdout.strip() and ("error" in result.stdout or "Error" in result.stderr)
+
+
+# --- the CLI speaks to people (issue 8) ---------------------------------------------------
+
+def run(*args: str | bytes, db: Path, columns: int = 200) -> subprocess.CompletedProcess:
+    """Run scriba with arguments as a shell would pass them (bytes allowed: a byte that is
+    not UTF-8 in argv)."""
+    env = {**os.environ, "COLUMNS": str(columns), "SCRIBA_DB": f"sqlite:///{db}"}
+    argv = [os.fsencode(a) if isinstance(a, str) else a for a in [*SCRIBA, *args]]
+    result = subprocess.run(argv, capture_output=True, env=env, timeout=300)
+    result.stdout = result.stdout.decode("utf-8", "replace")
+    result.stderr = result.stderr.decode("utf-8", "replace")
+    return result
+
+
+def one_clear_line(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode != 0, result.stdout
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+@pytest.fixture
+def game_db(tmp_path) -> Path:
+    db = tmp_path / "scriba.db"
+    scriba("new", "equinomic", "--game", "g1", "-p", "Carla", "-p", "Anna", "-p", "Bruno",
+           "--start", "2026-03-01T10:00:00Z", db=db)
+    return db
+
+
+def test_every_mistake_is_one_clear_line(game_db, tmp_path):
+    db = game_db
+    assert "yesterday" in one_clear_line(run("rules", "g1", "--at", "yesterday", db=db))
+    assert "2026-03-01" in one_clear_line(run("rules", "g1", "--at", "2020-01-01", db=db))
+    assert "3x" in one_clear_line(run("advance", "g1", "--by", "3x", db=db))
+    assert "g1" in one_clear_line(run("new", "equinomic", "--game", "g1", db=db))
+    assert "nogame" in one_clear_line(run("state", "nogame", db=db))
+    assert "nogame" in one_clear_line(run("log", "nogame", db=db))
+    assert "nosuchquery" in one_clear_line(run("query", "g1", "nosuchquery", db=db))
+    missing = tmp_path / "missing.yaml"
+    assert "missing.yaml" in one_clear_line(run("act", "g1", "Anna", "propose",
+                                                "--changes", str(missing), db=db))
+    latin1 = tmp_path / "latin1.yaml"
+    latin1.write_bytes("- enact: {title: Città, text: Perché}\n".encode("latin-1"))
+    assert "UTF-8" in one_clear_line(run("act", "g1", "Anna", "propose",
+                                         "--changes", str(latin1), db=db))
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("- enact: {title: [\n")
+    assert "YAML" in one_clear_line(run("act", "g1", "Anna", "propose",
+                                        "--changes", str(broken), db=db))
+    assert "UTF-8" in one_clear_line(run("player", "add", "g1", b"Ren\xe9", db=db))
+    assert "somiglia" in one_clear_line(run("player", "add", "g1", "\u0410nna", db=db))
+    assert "vuoto" in one_clear_line(run("player", "add", "g1", "\u200b", db=db))
+    assert "missing.yaml" in one_clear_line(run("import", "game", str(missing), db=db))
+    state = json.loads(scriba("state", "g1", "--json", db=db).stdout)
+    assert set(state["players"]) == {"Carla", "Anna", "Bruno"}
+
+
+def test_a_megabyte_title_is_refused_at_once(game_db, tmp_path):
+    changes = tmp_path / "big.yaml"
+    changes.write_text(json.dumps([{"enact": {"title": "t" * 1_000_000, "text": "x"}}]))
+    line = one_clear_line(run("act", "g1", "Anna", "propose", "--changes", str(changes),
+                              db=game_db))
+    assert "200" in line
+    assert scriba("rules", "g1", db=game_db).stdout.count("\n") > 5
+
+
+def test_player_text_is_shown_never_interpreted(game_db):
+    db = game_db
+    for name in ("[/red]", "[white]Dora[/]"):
+        assert run("player", "add", "g1", name, db=db).returncode == 0
+    state = scriba("state", "g1", db=db).stdout
+    assert "[/red]" in state and "[white]Dora[/]" in state
+    log = scriba("log", "g1", db=db).stdout
+    assert "[/red]" in log and "[white]Dora[/]" in log
+    assert "[/red]" in scriba("actions", "g1", "[/red]", db=db).stdout
+
+
+def test_control_characters_are_made_visible():
+    import io
+
+    from rich.console import Console
+
+    from scriba.cli.output import safe, safe_block
+
+    def shown(markup: str) -> str:
+        console = Console(file=io.StringIO(), width=1000, color_system=None)
+        console.print(markup)
+        return console.file.getvalue().rstrip("\n")
+
+    assert shown(safe("\x1b[31mred")) == "\\x1b[31mred"
+    assert shown(safe("a\u200bb\u202ec")) == "a\\u200bb\\u202ec"
+    assert shown(safe("[/red]")) == "[/red]"
+    assert shown(safe("[white]Anna[/]")) == "[white]Anna[/]"
+    assert shown(safe_block("one\ntwo\x07 [b]")) == "one\ntwo\\x07 [b]"
+    assert len(safe("t" * 1_000_000)) < 300
+
+
+def test_arguments_are_text_and_act_answers_in_sentences(game_db, tmp_path):
+    db = game_db
+    changes = tmp_path / "changes.yaml"
+    changes.write_text("- enact: {title: Saluti, text: Ogni giocatore saluta.}\n")
+    answer = run("act", "g1", "Anna", "propose", "label=yes", "title=Rule 301: does it bind?",
+                 "--changes", str(changes), db=db)
+    assert answer.returncode == 0, answer.stderr
+    assert "proposal_submitted" not in answer.stdout and "{" not in answer.stdout
+    assert "Anna" in answer.stdout
+    exported = scriba("export", "game", "g1", db=db).stdout.splitlines()
+    submitted = [e for e in map(json.loads, exported) if e["type"] == "proposal_submitted"][0]
+    assert submitted["payload"]["label"] == "yes"
+    assert submitted["payload"]["title"] == "Rule 301: does it bind?"
+    vote = run("act", "g1", "Bruno", "vote", "proposal=yes", "choice=favorevole", db=db)
+    assert vote.returncode == 0 and vote.stdout.strip() and "vote_cast" not in vote.stdout
+    refused = run("act", "g1", "Bruno", "vote", "proposal=yes", "choice=maybe", db=db)
+    assert refused.returncode == 1 and "maybe" in refused.stdout
+
+
+def test_actions_show_parameters_and_vote_words(game_db):
+    out = scriba("actions", "g1", "Anna", db=game_db).stdout
+    assert "changes" in out and "label" in out
+    assert "favorevole = for" in out
+
+
+def test_ids_are_never_cut_at_80_columns(tmp_path):
+    db = tmp_path / "scriba.db"
+    long_id = "decameronomic-rimaneggiato-" + "x" * 36
+    scriba("new", "decameronomic-rimaneggiato", "--game", long_id, "-p", "Anna", "-p", "Bruno",
+           db=db)
+    games = run("games", db=db, columns=80).stdout
+    assert long_id in games
+    assert "decameronomic-rimaneggiato" in run("rulesets", db=db, columns=80).stdout
+
+
+def test_player_add_with_an_email_seats_an_account(game_db):
+    added = run("player", "add", "g1", "Dora", "--email", "dora@example.org", db=game_db)
+    assert added.returncode == 0, added.stderr
+    assert "dora@example.org" in added.stdout

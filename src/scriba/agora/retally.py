@@ -23,6 +23,8 @@ The outcome and totals the rule code produced are then compared with the recorde
 
 from __future__ import annotations
 
+import hashlib
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -114,7 +116,7 @@ class _Replay:
         self.record = record
         self.period = period
         self.highest_rule = highest_rule
-        self.game = f"agora-retally-{record.name}"
+        self.game = _game_id(record.name)
         self.commands = 0
 
     def do(self, actor: str, action: str, args: dict[str, Any] | None = None) -> GameState:
@@ -246,3 +248,10 @@ def retally_records(records: Iterable[AssessorFile], service: Service,
             progress(result.resolutions, total)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _game_id(name: str) -> str:
+    """A game id (a slug, at most 64 characters) for a report named like "8805-8810, 8812"."""
+    game = "agora-retally-" + re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")
+    return game if len(game) <= 64 else \
+        game[:55] + "-" + hashlib.sha256(name.encode()).hexdigest()[:8]

@@ -18,8 +18,8 @@ from scriba.agora.importer import import_flr
 from scriba.agora.parallel import retally
 from scriba.agora.retally import TEMPORARY_TITLE, RetallyResult
 from scriba.agora.roundtrip import compare, summary
+from scriba.service.errors import ServiceError
 from scriba.service.service import Service, default_db_url
-from scriba.store.eventstore import Conflict
 
 console = Console()
 DB_HELP = "Database URL (default: $SCRIBA_DB or sqlite:///scriba.db)"
@@ -64,7 +64,7 @@ def import_flr_command(
         if check:
             exported = export_text(service.load(result.state.game_id), result.ruleset.kind)
             console.print(summary(compare(text, exported)), markup=False)
-    except (FlrFormatError, ValueError, Conflict) as error:
+    except (FlrFormatError, ValueError, ServiceError) as error:
         console.print(f"[red]cannot import {file}: {error}[/red]")
         raise typer.Exit(2) from None
     finally:

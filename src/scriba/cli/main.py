@@ -1,81 +1,131 @@
-"""The ``scriba`` command: a thin shell over :class:`scriba.service.Service`."""
+"""The ``scriba`` command: a thin shell over :class:`scriba.service.Service`.
+
+It speaks to people: player text is printed, never interpreted (:mod:`scriba.cli.output`);
+every mistake is one clear line on standard error and a non-zero exit, never a traceback
+(``SCRIBA_DEBUG=1`` shows it); commands answer in sentences in the game's language.
+Heavy modules (the service, its database, the Agora tools) are imported only by the
+commands that need them, so that ``scriba --help`` starts at once.
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-import yaml
-from rich.console import Console
-from rich.table import Table
 
-from scriba.cli.agora import register as register_agora
-from scriba.kernel.changes import revision
-from scriba.kernel.timeutil import parse_duration
-from scriba.rulesets import RulesetError, list_rulesets
-from scriba.service.scenario import ScenarioError, load_scenario, run_scenario
-from scriba.service.service import Service, default_db_url
-from scriba.service.summary import summarize
-from scriba.store.eventstore import UnknownGame
+from scriba.cli.output import console, fail, safe, safe_block, say
 
-app = typer.Typer(help="Scriba: host games of Nomic whose rules carry their own code.",
-                  no_args_is_help=True)
+if TYPE_CHECKING:
+    from scriba.service.service import Service
+
+cli = typer.Typer(help="Scriba: host games of Nomic whose rules carry their own code.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
 player_app = typer.Typer(help="Players of a game.", no_args_is_help=True)
 scenario_app = typer.Typer(help="Scenario files: games written down as YAML.",
                            no_args_is_help=True)
 export_app = typer.Typer(help="Export a game or its ruleset.", no_args_is_help=True)
 import_app = typer.Typer(help="Import a game or a ruleset.", no_args_is_help=True)
-app.add_typer(player_app, name="player")
-app.add_typer(scenario_app, name="scenario")
-app.add_typer(export_app, name="export")
-app.add_typer(import_app, name="import")
-console = Console()
+cli.add_typer(player_app, name="player")
+cli.add_typer(scenario_app, name="scenario")
+cli.add_typer(export_app, name="export")
+cli.add_typer(import_app, name="import")
 DbOption = typer.Option(None, "--db", help="Database URL (default: $SCRIBA_DB or "
                         "sqlite:///scriba.db)")
 
+# Command groups of other modules, registered only when the command line needs them
+# (their imports are heavy): (module, the first words that need it, help for --help).
+# Each module has ``register(app)``; the Agora one ``register(app, import_app, export_app)``.
+EXTRAS: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
+    ("scriba.cli.agora", ("agora", "import", "export"),
+     {"agora": "Agora Nomic: re-tally its recorded votes."}),
+    ("scriba.cli.web", ("serve", "token", "revoke", "officer"),  # H5: web server, tokens
+     {"serve": "Serve the web pages and the API.", "token": "Print a new API token.",
+      "revoke": "Revoke API tokens.", "officer": "Make an account a game's officer."}),
+    ("scriba.cli.publish", ("publish",),  # H7: the public pages as a static site
+     {"publish": "Write a game's public pages as a static site."}),
+    ("scriba.cli.mail", ("mail",),  # H6: letters in and out
+     {"mail": "Play by e-mail: receive, serve, fetch and send letters."}),
+]
+
+
+class Mistake(Exception):
+    """A mistake on the command line; the message is the one line shown."""
+
 
 def _service(db: str | None) -> Service:
+    from scriba.service.service import Service, default_db_url
+
     return Service(db or default_db_url())
 
 
-def _fail(message: str, code: int = 2) -> None:
-    console.print(f"[red]{message}[/red]")
-    raise typer.Exit(code)
-
-
-def _parse_args(pairs: list[str]) -> dict[str, Any]:
-    args: dict[str, Any] = {}
+def _parse_args(pairs: list[str]) -> dict[str, str]:
+    """KEY=VALUE pairs; values stay text (the action's declared types are applied by the
+    game: ``ruling=yes`` is "yes", ``question=Rule 301: does it bind?`` is that question)."""
+    args: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep:
-            _fail(f"arguments are KEY=VALUE, not {pair!r}")
-        args[key] = yaml.safe_load(value) if value else ""
+        if not sep or not key:
+            raise Mistake(f"arguments are KEY=VALUE, not {pair!r}")
+        if key in args:
+            raise Mistake(f"the argument {key} is given twice")
+        args[key] = value
     return args
 
 
-@app.command("rulesets")
+def _read_text(path: Path, what: str) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise Mistake(f"cannot read the {what} {path}: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Mistake(f"the {what} {path} is not UTF-8 text (byte {error.start})") from None
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> None:
+    """Aligned columns, never cut: long cells push the line out and the terminal wraps
+    it; cells are already made safe."""
+    widths = [max([len(h)] + [len(_plain(r[i])) for r in rows]) for i, h in enumerate(headers)]
+    say("[bold]" + "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+        .rstrip() + "[/bold]")
+    for row in rows:
+        say("  ".join(cell + " " * (w - len(_plain(cell)))
+                      for cell, w in zip(row, widths, strict=True)).rstrip())
+
+
+def _plain(markup: str) -> str:
+    from rich.text import Text
+
+    return Text.from_markup(markup).plain
+
+
+# --- games --------------------------------------------------------------------------
+
+@cli.command("rulesets")
 def rulesets_command() -> None:
     """List the bundled rulesets."""
-    table = Table("id", "name", "language", "rules", "source")
-    for ruleset in list_rulesets():
-        table.add_row(ruleset.id, ruleset.name, ruleset.language, str(len(ruleset.rules)),
-                      ruleset.source)
-    console.print(table)
+    from scriba.rulesets import list_rulesets
+
+    _table(["id", "name", "language", "rules", "source"],
+           [[safe(r.id, None), safe(r.name), r.language, str(len(r.rules)), safe(r.source)]
+            for r in list_rulesets()])
 
 
-@app.command("games")
+@cli.command("games")
 def games_command(db: str = DbOption) -> None:
     """List the games in the database."""
-    table = Table("id", "name", "ruleset", "events")
-    for game in _service(db).games():
-        table.add_row(game["id"], game["name"], game["ruleset"], str(game["events"]))
-    console.print(table)
+    _table(["id", "name", "ruleset", "events"],
+           [[safe(g["id"], None), safe(g["name"]), safe(g["ruleset"], None), str(g["events"])]
+            for g in _service(db).games()])
 
 
-@app.command("new")
+@cli.command("new")
 def new_command(
     ruleset: str,
     game: Annotated[str | None, typer.Option(help="Game id")] = None,
@@ -89,206 +139,317 @@ def new_command(
     db: str = DbOption,
 ) -> None:
     """Create a game from a bundled ruleset."""
-    offices = dict(o.split("=", 1) for o in office or [])
+    from scriba.rulesets import RulesetError
+    from scriba.service import validation
+
+    offices = {}
+    for pair in office or []:
+        name, sep, holder = pair.partition("=")
+        if not sep or not name:
+            raise Mistake(f"--office is OFFICE=HOLDER, not {pair!r}")
+        offices[name] = holder
+    if start is not None:
+        start = validation.moment(start, "start")
     try:
         state = _service(db).create_game(ruleset, game_id=game, seed=seed, start=start,
                                          players=player or None, offices=offices,
                                          clock="real" if real_clock else "simulated")
-    except (RulesetError, ValueError) as error:
-        _fail(str(error))
-    console.print(f"created game [bold]{state.game_id}[/bold] ({ruleset}), "
-                  f"players: {', '.join(state.players) or '-'}")
+    except RulesetError as error:
+        raise Mistake(str(error)) from None
+    say(f"created game [bold]{safe(state.game_id, None)}[/bold] ({safe(ruleset)}), "
+        f"players: {', '.join(safe(p) for p in state.players) or '-'}")
 
 
 @player_app.command("add")
-def player_add(game: str, name: str, db: str = DbOption) -> None:
+def player_add(game: str, name: str,
+               email: Annotated[str | None, typer.Option(
+                   help="Seat an account with this address as the player")] = None,
+               db: str = DbOption) -> None:
     """Add a player to a game (as its officer)."""
-    outcome = _service(db).add_player(game, name)
-    if not outcome.accepted:
-        _fail(outcome.message, 1)
-    console.print(f"{name} joined {game}")
-
-
-@app.command("actions")
-def actions_command(game: str, db: str = DbOption) -> None:
-    """The actions the rules in force declare."""
     service = _service(db)
-    decl = service.engine.declarations(service.load(game))
-    table = Table("action", "kind", "who", "parameters", "rule", "help")
-    for name, action in sorted(decl.actions.items()):
-        table.add_row(name, action.get("kind", "plain"), str(action.get("who", "player")),
-                      ", ".join(f"{k}:{v}" for k, v in (action.get("params") or {}).items()),
-                      action["rule"], action.get("help", ""))
-    console.print(table)
+    outcome = service.add_player(game, name)
+    if not outcome.accepted:
+        fail(outcome.message)
+        raise typer.Exit(1)
+    joined = outcome.events[0]["payload"]["player"] if outcome.events else name
+    say(f"{safe(joined, None)} joined {safe(game, None)}")
+    if email is not None:
+        accounts = getattr(service, "accounts", None)
+        if accounts is None:
+            raise Mistake("this Scriba has no accounts yet: --email is not available")
+        accounts.seat(game, joined, email)
+        say(f"{safe(email, None)} now plays as {safe(joined, None)}")
 
 
-@app.command("act")
+@cli.command("actions")
+def actions_command(game: str, player: Annotated[str | None, typer.Argument(
+        help="Only what this player may do now")] = None, db: str = DbOption) -> None:
+    """The actions of the rules in force: parameters, who may act, the vote words."""
+    service = _service(db)
+    if player is None:
+        actions = service._all_actions(service.load(game))
+    else:
+        actions = service.actions_for(game, player)
+        if not actions:
+            say(f"{safe(player)} may do nothing now in {safe(game, None)}.")
+            return
+        say(f"What {safe(player)} may do now in {safe(game, None)}:")
+    for action in sorted(actions, key=lambda a: a.name):
+        who = ", ".join(safe(w) for w in action.who)
+        say(f"[bold]{safe(action.name, None)}[/bold] ({safe(action.kind)}; who: {who}; "
+            f"rule {safe(action.rule, None)})")
+        params = ", ".join(f"{safe(k, None)}: {safe(v)}" for k, v in action.params.items())
+        say(f"    parameters: {params or '-'}")
+        if action.choices:
+            words = ", ".join(f"{safe(w)} = {safe(c)}" for w, c in action.choices.items())
+            say(f"    votes: {words}")
+        if action.help:
+            say(f"    {safe(action.help, 500)}")
+
+
+@cli.command("act")
 def act_command(
     game: str, player: str, action: str,
     arg: Annotated[list[str] | None, typer.Argument(
-        help="KEY=VALUE (values read as YAML)")] = None,
+        help="KEY=VALUE (values are text; the action's declared types apply)")] = None,
     changes: Annotated[Path | None, typer.Option(
         help="YAML file with a proposal's changes")] = None,
+    events: Annotated[bool, typer.Option(
+        "--events", help="Also list the events recorded")] = False,
     db: str = DbOption,
 ) -> None:
-    """Perform an action as a player."""
-    args = _parse_args(arg or [])
+    """Perform an action as a player; the reply is told in the game's language."""
+    args: dict[str, Any] = dict(_parse_args(arg or []))
     if changes is not None:
-        args["changes"] = yaml.safe_load(changes.read_text(encoding="utf-8"))
-    outcome = _service(db).perform(game, player, action, args, channel="cli")
+        args["changes"] = _yaml(_read_text(changes, "changes file"), changes)
+    service = _service(db)
+    outcome = service.perform(game, player, action, args, channel="cli")
+    say(safe_block(service.describe_outcome(game, outcome)))
+    if events:
+        for event in outcome.events:
+            _event_line(event)
     if not outcome.accepted:
-        _fail(outcome.message, 1)
-    for event in outcome.events:
-        console.print(f"[dim]{event['seq']:>5}[/dim] {event['type']} {_brief(event['payload'])}")
+        raise typer.Exit(1)
 
 
-@app.command("advance")
+def _yaml(text: str, path: Path) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise Mistake(f"{path} is not valid YAML{where}") from None
+
+
+@cli.command("advance")
 def advance_command(game: str, by: str = typer.Option(None, help="e.g. 3d, 12h"),
                     to: str = typer.Option(None, help="ISO time"), db: str = DbOption) -> None:
     """Move a game's clock; due timers fire in order."""
+    from scriba.service import validation
+
     if (by is None) == (to is None):
-        _fail("give exactly one of --by or --to")
-    outcome = _service(db).advance(game, to=to, by=parse_duration(by) if by else None)
-    for event in outcome.events:
-        console.print(f"[dim]{event['seq']:>5}[/dim] {event['type']} {_brief(event['payload'])}")
+        raise Mistake("give exactly one of --by or --to")
+    service = _service(db)
+    state = service.load(game)
+    before, language = state.seq, state.language
+    seconds = validation.duration(by, "by", language) if by is not None else None
+    to = validation.moment(to, "to", language) if to is not None else None
+    service.advance(game, to=to, by=seconds)
+    _tell(service, game, before)
 
 
-@app.command("tick")
+def _tell(service: Service, game: str, after_seq: int) -> None:
+    for entry in service.chronicle(game, after_seq=after_seq):
+        say(f"[dim]{entry['seq']:>5}[/dim] {safe_block(entry['text'])}")
+
+
+@cli.command("tick")
 def tick_command(db: str = DbOption) -> None:
     """Fire the timers that are due now in every game (run this from a scheduler)."""
     service = _service(db)
     for game in service.games():
         fired = service.tick(game["id"]).events
         if fired:
-            console.print(f"{game['id']}: {len(fired)} events")
+            say(f"{safe(game['id'], None)}: {len(fired)} events")
 
 
-@app.command("rules")
+@cli.command("rules")
 def rules_command(game: str, at: str = typer.Option(None, help="As the rules stood then"),
                   seq: int = typer.Option(None, help="As they stood after this event"),
                   full: bool = typer.Option(False, help="Show texts and history"),
                   db: str = DbOption) -> None:
     """Show the ruleset in force (now, or at a past time or event)."""
-    service = _service(db)
-    state = service.replay(game, upto_seq=seq, upto_time=at) if (at or seq) else service.load(game)
-    for rule in state.rules_in_force():
-        attrs = ", ".join(f"{k}={v}" for k, v in rule["attributes"].items())
-        console.print(f"[bold]{rule['id']}[/bold] [{revision(rule)}] {rule['title']}"
-                      f"{'  (' + attrs + ')' if attrs else ''}{'  ⚙' if rule['code'] else ''}")
+    rules = [r for r in _service(db).rules_at(game, at=at, seq=seq) if r["in_force"]]
+    for rule in rules:
+        attrs = ", ".join(f"{safe(k)}={safe(v)}" for k, v in rule["attributes"].items())
+        say(f"[bold]{safe(rule['id'], None)}[/bold] [{rule['revision']}] {safe(rule['title'])}"
+            f"{'  (' + attrs + ')' if attrs else ''}{'  ⚙' if rule['code'] else ''}")
         if full:
-            console.print(rule["text"], markup=False)
+            say(safe_block(rule["text"]))
             for entry in rule["history"]:
                 cause = entry.get("cause") or {}
-                who = f" by proposal {cause['proposal']} ({cause.get('author')})" \
+                who = f" by proposal {safe(cause['proposal'])} ({safe(cause.get('author'))})" \
                     if cause.get("proposal") else ""
-                console.print(f"  [dim]{entry['change']}{who}, {entry.get('date')}[/dim]")
-            console.print()
+                say(f"  [dim]{safe(entry['change'])}{who}, {safe(entry.get('date'))}[/dim]")
+            say()
 
 
-@app.command("state")
+@cli.command("state")
 def state_command(game: str, as_json: bool = typer.Option(False, "--json"),
                   db: str = DbOption) -> None:
     """Show a game's state."""
     service = _service(db)
-    summary = summarize(service.load(game))
+    summary = service.summary(game)
     if as_json:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
         return
-    status = service.query(game, "status")
-    console.print(f"[bold]{game}[/bold] — {summary['ruleset']} — {summary['time']}"
-                  + (f" — {status}" if status else ""))
+    status = service.status(game)
+    period = status.get("period")
+    say(f"[bold]{safe(game, None)}[/bold] — {safe(summary['ruleset'])} — {summary['time']}"
+        + (f" — {safe(period)}" if period else ""))
+    if status.get("deadline"):
+        say(f"next: {safe(status.get('deadline_name') or '')} at {safe(status['deadline'])}")
     keys = sorted({k for p in summary["players"].values() for k in p if k != "status"})
-    table = Table("player", "status", *keys)
-    for name, values in summary["players"].items():
-        table.add_row(name, values["status"], *[str(values.get(k, "")) for k in keys])
-    console.print(table)
-    console.print(f"offices: {summary['offices']}  winner: {summary['winner']}")
+    _table(["player", "status", *[safe(k) for k in keys]],
+           [[safe(name, None), safe(values["status"]), *[safe(values.get(k, "")) for k in keys]]
+            for name, values in summary["players"].items()])
+    offices = ", ".join(f"{safe(o)}: {safe(h)}" for o, h in summary["offices"].items())
+    winners = ", ".join(safe(w) for w in summary.get("winners") or []) or "-"
+    say(f"offices: {offices or '-'}  winner: {winners}")
     for proposal in summary["proposals"][-10:]:
-        console.print(f"proposal {proposal['number']} ({proposal['label']}) by "
-                      f"{proposal['author']}: {proposal['status']} {proposal['votes']}")
+        votes = ", ".join(f"{safe(v)}: {safe(c)}" for v, c in proposal["votes"].items())
+        say(f"proposal {proposal['number']} ({safe(proposal['label'])}) by "
+            f"{safe(proposal['author'])}: {safe(proposal['status'])} {{{votes}}}")
 
 
-@app.command("log")
+@cli.command("log")
 def log_command(game: str, db: str = DbOption) -> None:
     """Show a game's event log."""
-    for event in _service(db).log(game):
-        console.print(f"[dim]{event['seq']:>5} {event['time']}[/dim] {event['type']} "
-                      f"{event['actor'] or ''} {_brief(event['payload'])}")
+    service = _service(db)
+    service.load(game)  # an unknown game says so
+    for event in service.log(game):
+        _event_line(event, with_time=True)
 
 
-@app.command("query")
+@cli.command("chronicle")
+def chronicle_command(game: str, player: Annotated[str | None, typer.Option(
+        help="Only what this player did or what concerns them")] = None,
+        db: str = DbOption) -> None:
+    """The game's story, told in sentences in its language."""
+    service = _service(db)
+    for entry in service.chronicle(game, player=player):
+        say(f"[dim]{entry['seq']:>5} {entry['time']}[/dim] {safe_block(entry['text'])}")
+
+
+def _event_line(event: dict[str, Any], with_time: bool = False) -> None:
+    when = f" {event['time']}" if with_time else ""
+    say(f"[dim]{event['seq']:>5}{when}[/dim] {safe(event['type'])} "
+        f"{safe(event['actor'] or '')} {safe(_brief(event['payload']), None)}")
+
+
+def _brief(payload: dict[str, Any]) -> str:
+    text = json.dumps({k: v for k, v in payload.items() if k not in ("rules", "changes")},
+                      ensure_ascii=False, default=str)
+    return text if len(text) < 160 else text[:157] + "..."
+
+
+@cli.command("query")
 def query_command(game: str, name: str,
                   arg: Annotated[list[str] | None, typer.Argument()] = None,
                   db: str = DbOption) -> None:
     """Ask the rules a question (query hooks), e.g. status."""
-    print(json.dumps(_service(db).query(game, name, _parse_args(arg or [])), ensure_ascii=False))
+    answer = _service(db).query(game, name, _parse_args(arg or []))
+    if answer is None:
+        raise Mistake(f"no rule in force of {game} answers the query {name!r}")
+    print(json.dumps(answer, ensure_ascii=False))
 
+
+# --- export and import --------------------------------------------------------------
 
 @export_app.command("game")
 def export_game(game: str,
                 out: Annotated[Path | None, typer.Option(help="File (default: stdout)")] = None,
                 db: str = DbOption) -> None:
     """Export a game's log as JSON lines."""
-    lines = list(_service(db).export_game(game))
-    text = "\n".join(lines) + "\n"
-    if out:
-        out.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    service = _service(db)
+    service.load(game)  # an unknown game says so before any file is made
+    lines = service.export_game(game)
+    if out is None:
+        for line in lines:
+            sys.stdout.write(line + "\n")
+        return
+    partial = out.with_name(out.name + ".partial")
+    try:
+        with partial.open("w", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(line + "\n")
+        partial.replace(out)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise Mistake(f"cannot write {out}: {error.strerror or error}") from None
 
 
 @import_app.command("game")
 def import_game(file: Path, game: str = typer.Option(None, help="New game id"),
                 db: str = DbOption) -> None:
-    """Import a game exported as JSON lines."""
-    try:
-        state = _service(db).import_game(file.read_text(encoding="utf-8").splitlines(), game)
-    except (ValueError, KeyError) as error:
-        _fail(f"cannot import {file}: {error}")
-    console.print(f"imported {state.game_id}: {state.seq} events")
+    """Import a game exported as JSON lines; it is checked whole first, and a refused
+    file leaves nothing behind."""
+    if not file.is_file():
+        raise Mistake(f"cannot read {file}: no such file")
+    state = _service(db).import_game(file, game)
+    say(f"imported {safe(state.game_id, None)}: {state.seq} events")
 
+
+# --- scenarios and tools --------------------------------------------------------------
 
 @scenario_app.command("run")
 def scenario_run(file: Path, as_json: bool = typer.Option(False, "--json"),
                  db: str = typer.Option("sqlite://", "--db",
                                         help="Database (default: in memory)")) -> None:
     """Run a scenario file; exit non-zero when a step goes otherwise than written."""
+    from scriba.service.scenario import ScenarioError, load_scenario, run_scenario
+    from scriba.service.service import Service
+
+    def refuse(error: Exception) -> None:
+        if as_json:
+            print(json.dumps({"error": str(error)}))
+        raise Mistake(f"{file}: {error}")
+
     try:
         scenario = load_scenario(file)
     except (ScenarioError, OSError) as error:
-        if as_json:
-            print(json.dumps({"error": str(error)}))
-        _fail(f"{file}: {error}")
+        refuse(error)
     service = Service(db)
     try:
         result = run_scenario(service, scenario)
     except ScenarioError as error:
-        if as_json:
-            print(json.dumps({"error": str(error)}))
-        _fail(f"{file}: {error}")
+        refuse(error)
     finally:
         service.close()
     if as_json:
         print(json.dumps(result.summary, ensure_ascii=False, indent=2))
     else:
-        console.print(f"{file}: game {result.game_id}, winner: {result.summary['winner']}")
+        say(f"{safe(str(file))}: game {safe(result.game_id, None)}, "
+            f"winner: {safe(result.summary['winner'])}")
         for name, values in result.summary["players"].items():
-            console.print(f"  {name}: {values}")
+            say(f"  {safe(name)}: {safe(values, None)}")
     for error in result.errors:
         typer.echo(error, err=True)
     if not result.ok:
         raise typer.Exit(1)
 
 
-@app.command("demo")
+@cli.command("demo")
 def demo_command(db: str = DbOption) -> None:
     """Play the bundled demo game end to end and show how it went."""
     from scriba.cli.demo import run_demo
 
-    run_demo(_service(db), console)
+    run_demo(_service(db), console())
 
 
-@app.command("bench")
+@cli.command("bench")
 def bench_command(turns: int = typer.Option(150, help="Turns of the long game"),
                   hook_calls: int = typer.Option(2000, help="Hook calls to time"),
                   as_json: bool = typer.Option(
@@ -299,24 +460,78 @@ def bench_command(turns: int = typer.Option(150, help="Turns of the long game"),
     if as_json:
         print(json.dumps(run_json(turns=min(turns, 100), hook_calls=min(hook_calls, 1000))))
         return
-    run(turns=turns, hook_calls=hook_calls, say=console.print)
+    run(turns=turns, hook_calls=hook_calls, say=console().print)
 
 
-register_agora(app, import_app, export_app)
+# --- the whole command ----------------------------------------------------------------
+
+_registered: set[str] = set()
 
 
-def _brief(payload: dict[str, Any]) -> str:
-    text = json.dumps({k: v for k, v in payload.items() if k not in ("rules", "changes")},
-                      ensure_ascii=False, default=str)
-    return text if len(text) < 160 else text[:157] + "..."
+def register_extras(argv: list[str] | None = None) -> typer.Typer:
+    """Register the other modules' command groups: all of them, or (given the command
+    line) those it needs, with a one-line stand-in for the others in ``--help``."""
+    first = next((a for a in argv if not a.startswith("-")), None) if argv is not None \
+        else None
+    for module_name, words, stand_ins in EXTRAS:
+        if module_name in _registered:
+            continue
+        if argv is None or first in words:
+            module = importlib.import_module(module_name)
+            if module_name == "scriba.cli.agora":
+                module.register(cli, import_app, export_app)
+            else:
+                module.register(cli)
+            _registered.add(module_name)
+        elif f"stand-in {module_name}" not in _registered:
+            for word, help_text in stand_ins.items():
+                cli.command(word, help=help_text, context_settings={
+                    "allow_extra_args": True, "ignore_unknown_options": True})(_stand_in)
+            _registered.add(f"stand-in {module_name}")
+    return cli
+
+
+def _stand_in() -> None:  # never run: the real group replaces it when its word is given
+    raise Mistake("this command is not available")
+
+
+def __getattr__(name: str) -> Any:
+    # ``from scriba.cli.main import app`` (tests, embedding) gets every command.
+    if name == "app":
+        return register_extras()
+    raise AttributeError(name)
 
 
 def main() -> None:
+    argv = sys.argv[1:]
+    register_extras(argv)
     try:
-        app()
-    except UnknownGame as missing:
-        console.print(f"[red]no game {missing} in {default_db_url()}[/red]")
-        sys.exit(2)
+        cli(args=argv, standalone_mode=True)
+    except SystemExit:
+        raise
+    except Exception as error:  # noqa: BLE001 - every mistake is one line, never a traceback
+        if os.environ.get("SCRIBA_DEBUG"):
+            raise
+        fail(_explain(error))
+        sys.exit(1 if _is_refusal(error) else 2)
+
+
+def _is_refusal(error: Exception) -> bool:
+    from scriba.service.errors import NotAllowed
+
+    return isinstance(error, NotAllowed)
+
+
+def _explain(error: Exception) -> str:
+    from scriba.service.errors import ServiceError
+
+    if isinstance(error, ServiceError | Mistake):
+        return str(error)
+    if isinstance(error, OSError):
+        return f"{error.filename or ''}: {error.strerror or error}".lstrip(": ")
+    if isinstance(error, ValueError | LookupError | TypeError):
+        return f"{error}"
+    return f"Scriba failed: {type(error).__name__}: {error} (SCRIBA_DEBUG=1 shows where)"
 
 
 if __name__ == "__main__":

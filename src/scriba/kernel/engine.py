@@ -106,6 +106,16 @@ class Engine:
             run.settle()
             return run.events
 
+    def settle(self, state: GameState, events: list[Event], now: str) -> list[Event]:
+        """Apply ``events`` to ``state`` with every reaction they bring, and return them
+        all; the state is left as they made it (pass a copy: this is for "what if", e.g.
+        a proposal's dry run). Raises :class:`Refused` when the reactions run away."""
+        with self.command():
+            run = Run(self, state, normalize(now))
+            run.push(events)
+            run.settle()
+            return run.events
+
     def _join_event(self, state: GameState, name: str, time: str, actor: str | None,
                     values: dict[str, Any]) -> Event:
         decl = self.declarations(state)

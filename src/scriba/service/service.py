@@ -32,7 +32,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from scriba.kernel.engine import Command, Engine
 from scriba.kernel.errors import Refused
@@ -42,10 +43,15 @@ from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import add_seconds, iso, normalize
 from scriba.rulecode.host import SandboxHost
 from scriba.rulesets import Ruleset, load_ruleset
-from scriba.service.errors import InvalidInput, ServiceError, UnknownGame
+from scriba.service import validation
+from scriba.service.errors import GameExists, InvalidInput, ServiceError, UnknownGame
 from scriba.service.messages import refusal_text, translate
+from scriba.service.reads import GameReads
 from scriba.store.database import is_memory
 from scriba.store.eventstore import Conflict, EventStore, GameWrite
+
+if TYPE_CHECKING:
+    from scriba.service.accounts import Accounts
 
 DEFAULT_DB = "sqlite:///scriba.db"
 SNAPSHOT_EVERY = 250
@@ -90,7 +96,7 @@ class _Decided(Exception):
         self.row = row
 
 
-class Service:
+class Service(GameReads):
     def __init__(self, db_url: str | None = None, host: SandboxHost | None = None,
                  snapshot_every: int = SNAPSHOT_EVERY) -> None:
         self.store = EventStore(db_url or default_db_url())
@@ -104,6 +110,10 @@ class Service:
         self._listeners: list[CommitListener] = []
         self._single_connection = is_memory(self.store.url)
         self._snapshots = _SnapshotWriter(self.store, inline=self._single_connection)
+        # Whatever a decision must tell people by mail is queued with its events.
+        from scriba.service.outbox import Outbox
+
+        Outbox(self)
 
     def close(self) -> None:
         self._snapshots.close()  # writes the snapshots still due, then stops
@@ -120,6 +130,13 @@ class Service:
         without calling the listeners again; ``advance``/``tick``/``add_player`` raise.
         """
         self._listeners.append(listener)
+
+    @cached_property
+    def accounts(self) -> Accounts:
+        """People and their seats, invitations and API tokens (:mod:`.accounts`)."""
+        from scriba.service.accounts import Accounts
+
+        return Accounts(self)
 
     @contextmanager
     def _lock(self, game_id: str) -> Iterator[None]:
@@ -144,6 +161,8 @@ class Service:
                     rules: list[dict[str, Any]] | None = None) -> GameState:
         """Create a game from a ruleset; ``players`` default to the ruleset's initial ones."""
         ruleset = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+        game_id, name, players = validation.new_game(ruleset.language, game_id, name, players,
+                                                     rules)
         game_id = game_id or f"{ruleset.id}-{uuid.uuid4().hex[:8]}"
         payload = ruleset.game_payload(game_id, name or game_id, seed, clock, settings)
         if rules is not None:
@@ -157,21 +176,15 @@ class Service:
         }
         start = normalize(start) if start else iso(datetime.now(UTC))
         if self.store.has_game(game_id):
-            raise self._exists(game_id)
+            raise GameExists(validation.game_exists(game_id, ruleset.language))
         try:
             state, events = self.engine.create(spec, start)
         except Refused as refusal:
-            raise ValueError(refusal_text(refusal, ruleset.language)) from None
+            raise InvalidInput(refusal_text(refusal, ruleset.language)) from None
         with self._lock(game_id):
             self.store.create_game(game_id, payload["name"], ruleset.id, events)  # GameExists
             self._states[game_id] = state
         return state
-
-    @staticmethod
-    def _exists(game_id: str) -> ServiceError:
-        from scriba.service.errors import GameExists
-
-        return GameExists(f"A game named {game_id!r} already exists.")
 
     def games(self) -> list[dict[str, Any]]:
         return self.store.games()
@@ -222,7 +235,8 @@ class Service:
         ``request_id`` (the client's key, unique per game): the same id again returns the
         first outcome with ``repeated=True`` and records nothing new.
         """
-        args = dict(args or {})
+        actor, action, args = validation.command_for(self.load(game_id), actor, action, args)
+        raw = validation.raw(raw) if raw is not None else None
         command = {"op": "perform", "actor": actor, "action": action, "args": args, "at": at}
         return self._submit(game_id, command, channel, raw, request_id)
 
@@ -230,6 +244,9 @@ class Service:
                    request_id: str | None = None, channel: str = "api",
                    raw: str | None = None) -> Outcome:
         """Admit a player (the officer's act); recorded and idempotent like :meth:`perform`."""
+        state = self.load(game_id)
+        name = validation.new_player(name, state.players, state.language)
+        raw = validation.raw(raw) if raw is not None else None
         command = {"op": "add_player", "name": name, "at": at}
         return self._submit(game_id, command, channel, raw, request_id)
 
@@ -354,6 +371,10 @@ class Service:
             return [], Outcome(False, translate("game_ended", state.language))
         if name in state.players and state.players[name]["status"] == "active":
             return [], Outcome(False, translate("already_player", state.language, player=name))
+        try:  # checked before it was kept; a look-alike may have joined meanwhile
+            validation.new_player(name, state.players, state.language)
+        except InvalidInput as refused:
+            return [], Outcome(False, str(refused))
         events = self.engine.admit(state, name, now)
         return events, Outcome(True, "", events)
 
@@ -475,18 +496,14 @@ class Service:
         for event in self.store.events(game_id):
             yield json.dumps(event, ensure_ascii=False, sort_keys=True)
 
-    def import_game(self, lines: Iterable[str], game_id: str | None = None) -> GameState:
-        events = [json.loads(line) for line in lines if line.strip()]
-        if not events or events[0]["type"] != "game_created":
-            raise ValueError("an exported game starts with its game_created event")
-        first = events[0]["payload"]
-        game_id = game_id or first["game_id"]
-        for expected, event in enumerate(events, start=1):
-            if event["seq"] != expected:
-                raise ValueError(f"event {expected} is missing or out of order")
-        first["game_id"] = game_id
-        self.store.create_game(game_id, first.get("name", game_id), first["ruleset"], events)
-        self._states.pop(game_id, None)
+    def import_game(self, source: Any, game_id: str | None = None) -> GameState:
+        """Import an exported game (a path, a binary file or lines), checked whole before
+        anything is written (:mod:`scriba.service.importing`); all or nothing."""
+        from scriba.service.importing import import_game
+
+        game_id = import_game(self, source, game_id)
+        with self._lock(game_id):
+            self._states.pop(game_id, None)
         return self.load(game_id)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, select, text, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import sessionmaker
 
 from scriba.store.database import check_schema, is_memory, make_engine
 from scriba.store.schema import events as events_t
@@ -159,6 +160,9 @@ class EventStore:
                            and not is_memory(url) and database else None)
         self._held = threading.local()
         check_schema(self.engine)
+        # ORM sessions for the tables read and written off the command path (accounts,
+        # mail); the command path itself uses Core statements on ``engine``.
+        self.session = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager
     def _begin(self, write: bool = False) -> Iterator[Connection]:

@@ -1,0 +1,41 @@
+"""``scriba publish GAME --out DIR``: the game's public pages as a static site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from scriba.service.errors import ServiceError
+from scriba.service.service import Service, default_db_url
+
+console = Console()
+
+
+def publish_command(
+    game: str,
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the site into")],
+    lang: Annotated[str | None, typer.Option(
+        "--lang", help="it, de or en (default: the game's)")] = None,
+    db: Annotated[str | None, typer.Option(
+        "--db", help="Database URL (default: $SCRIBA_DB or sqlite:///scriba.db)")] = None,
+) -> None:
+    """Write a game's public pages (rules, histories, proposals, chronicle, feed) as files."""
+    from scriba.web.publish import publish
+
+    service = Service(db or default_db_url())
+    try:
+        written = publish(service, game, out, lang)
+    except ServiceError as error:
+        console.print(f"[red]{error}[/red]", highlight=False)
+        raise typer.Exit(1) from None
+    finally:
+        service.close()
+    console.print(f"{len(written)} files written to {out} (open {out / 'index.html'}).",
+                  highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("publish")(publish_command)

@@ -1,0 +1,150 @@
+"""``scriba serve`` (the web server, with deadlines on time) and ``scriba token``."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+from rich.console import Console
+
+from scriba.service.errors import ServiceError
+from scriba.service.service import Service, default_db_url
+
+console = Console()
+DEMO_GAME = "demo"
+DEMO_RULESET = "suber"
+# Sign-ins of the demo game's people; printed by ``scriba serve --demo``. Demo only.
+DEMO_PEOPLE = [("Anna", "anna@example.org", "anna-demo-pass"),
+               ("Bruno", "bruno@example.org", "bruno-demo-pass"),
+               ("Carla", "carla@example.org", "carla-demo-pass")]
+DEMO_OFFICER = ("Scriba", "scriba@example.org", "scriba-demo-pass")
+
+
+def ensure_demo(service: Service) -> bool:
+    """Create the demo game with three players who have accounts, unless it exists."""
+    if any(game["id"] == DEMO_GAME for game in service.games()):
+        return False
+    service.create_game(DEMO_RULESET, game_id=DEMO_GAME, name="Demo: Peter Suber's Nomic",
+                        players=[name for name, _, _ in DEMO_PEOPLE], clock="real")
+    accounts = service.accounts
+    for name, email, password in [*DEMO_PEOPLE, DEMO_OFFICER]:
+        account = accounts.by_email(email) or accounts.create_account(email, name, password)
+        if (name, email, password) == DEMO_OFFICER:
+            accounts.set_officer(DEMO_GAME, account.id)
+        else:
+            accounts.seat(DEMO_GAME, name, email)
+    return True
+
+
+def serve_command(
+    host: str = typer.Option("127.0.0.1", help="Address to listen on"),
+    port: int = typer.Option(8000, help="Port to listen on"),
+    demo: bool = typer.Option(False, "--demo/--no-demo",
+                              help="Create the demo game (if absent) and print its sign-ins"),
+    db: str = typer.Option(None, "--db", help="Database URL (default: $SCRIBA_DB or "
+                           "sqlite:///scriba.db)"),
+    ssl_certfile: str = typer.Option(None, help="Serve https with this certificate"),
+    ssl_keyfile: str = typer.Option(None, help="… and this key"),
+) -> None:
+    """Serve the web pages and the JSON API; fire real-clock games' deadlines on time."""
+    import uvicorn
+
+    from scriba.web.app import create_app
+
+    service = Service(db or default_db_url())
+    if demo:
+        made = ensure_demo(service)
+        address = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{port}"
+        console.print(("Created" if made else "Using") +
+                      f" the demo game [bold]{DEMO_GAME}[/bold] ({DEMO_RULESET}).",
+                      highlight=False)
+        console.print(f"Open {address}/games/{DEMO_GAME} and sign in as one of:",
+                      highlight=False)
+        for name, email, password in DEMO_PEOPLE:
+            console.print(f"  {name:6} {email:22} password {password}", highlight=False)
+        console.print(f"  officer {DEMO_OFFICER[1]:21} password {DEMO_OFFICER[2]}",
+                      highlight=False)
+    https = bool(ssl_certfile) or None
+    app = create_app(service, run_deadlines=True, https_only=https)
+    console.print(f"Serving on http{'s' if https else ''}://{host}:{port} "
+                  f"(database {service.store.url}); Ctrl-C stops.", highlight=False)
+    sys.stdout.flush()
+    uvicorn.run(app, host=host, port=port, log_level=os.environ.get("SCRIBA_LOG", "warning"),
+                ssl_certfile=ssl_certfile, ssl_keyfile=ssl_keyfile)
+
+
+def token_command(
+    game: str, name: str,
+    label: str = typer.Option("", help="What the token is for (shown in lists)"),
+    db: str = typer.Option(None, "--db", help="Database URL"),
+) -> None:
+    """Print a new API token acting as player NAME in GAME (its last line is the token)."""
+    service = Service(db or default_db_url())
+    try:
+        token = service.accounts.new_token(game, name, label)
+    except ServiceError as refusal:
+        console.print(f"[red]{refusal}[/red]", highlight=False)
+        raise typer.Exit(2) from None
+    finally:
+        service.close()
+    console.print(f"A new token for {name} in {game} (shown once; revocable):",
+                  highlight=False, markup=False)
+    print(token)
+
+
+def revoke_command(
+    token: str = typer.Argument(None, help="The token to revoke"),
+    game: str = typer.Option(None, help="With --player: revoke all of that player's tokens"),
+    player: str = typer.Option(None, help="The player whose tokens to revoke"),
+    db: str = typer.Option(None, "--db", help="Database URL"),
+) -> None:
+    """Revoke an API token, or every token of one player (--game G --player P)."""
+    service = Service(db or default_db_url())
+    try:
+        if token:
+            revoked = int(service.accounts.revoke_token(token))
+        elif game and player:
+            revoked = sum(service.accounts.revoke_token(token_id=t["id"])
+                          for t in service.accounts.tokens(game, player) if not t["revoked"])
+        else:
+            console.print("[red]Give a TOKEN, or --game and --player.[/red]")
+            raise typer.Exit(2)
+    finally:
+        service.close()
+    console.print(f"{revoked} token(s) revoked.", highlight=False)
+
+
+def officer_command(
+    game: str, email: str,
+    name: str = typer.Option(None, help="Display name of a new account"),
+    db: str = typer.Option(None, "--db", help="Database URL"),
+) -> None:
+    """Make the account of EMAIL the officer of GAME (asks for a password if it has none)."""
+    service = Service(db or default_db_url())
+    try:
+        accounts = service.accounts
+        account = accounts.by_email(email)
+        if account is None or not account.has_password:
+            password = typer.prompt(f"Password for {email}", hide_input=True,
+                                    confirmation_prompt=True)
+            if account is None:
+                account = accounts.create_account(email, name or email.split("@")[0],
+                                                  password)
+            else:
+                accounts.set_password(account.id, password)
+        accounts.set_officer(game, account.id)
+    except ServiceError as refusal:
+        console.print(f"[red]{refusal}[/red]", highlight=False)
+        raise typer.Exit(2) from None
+    finally:
+        service.close()
+    console.print(f"{account.email} is the officer of {game}.", highlight=False,
+                  markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve_command)
+    app.command("token")(token_command)
+    app.command("revoke")(revoke_command)
+    app.command("officer")(officer_command)

@@ -1,0 +1,318 @@
+"""The one way a letter comes in, whether by SMTP/LMTP, a pipe or IMAP.
+
+1. keep the bytes (the mailroom; unique Message-ID: a second delivery is not decided);
+2. claim the letter (exactly one worker decides it);
+3. never answer automatic mail (Auto-Submitted, Precedence, null sender, daemons, our
+   own mail come back: ``X-Loop``);
+4. the game from ``scriba+GAME[.SECRET]@domain`` or ``[GAME]`` in the subject;
+5. the player: the personal address's secret, or the From's registered address with a
+   DKIM signature of its domain; otherwise the letter is held and the registered address
+   told how to confirm it; an unknown sender gets one short answer a day;
+6. each command in order through ``service.perform(..., channel="mail",
+   request_id="MESSAGE_ID#N")``, each answered in one reply threaded under the letter.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from scriba.mail.auth import dkim_domain
+from scriba.mail.cleanup import strip_quotes
+from scriba.mail.commands import MODE_WORDS, Command, Grammar, Preference, Unclear, parse
+from scriba.mail.letter import Letter, message_id_of, read_letter
+from scriba.mail.replies import say
+from scriba.service.errors import ServiceError
+from scriba.service.mailroom import Mailroom
+from scriba.service.outbox import (
+    LetterContext,
+    Outbox,
+    current_letter,
+    game_address,
+    mail_domain,
+)
+
+MAX_BYTES = int(os.environ.get("SCRIBA_MAIL_MAX_BYTES", str(5 * 1024 * 1024)))
+MAX_COMMANDS = 50
+_TAG = re.compile(r"\[([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]")
+
+
+@dataclass
+class Received:
+    message_id: str
+    status: str  # decided | duplicate | held | ignored | refused
+    game: str | None = None
+    player: str | None = None
+    answers: list[str] = field(default_factory=list)
+
+
+class Intake:
+    def __init__(self, service: Any, dnsfunc: Callable[..., Any] | None = None,
+                 max_bytes: int = MAX_BYTES, outbox: Outbox | None = None) -> None:
+        self.service = service
+        self.mailroom = Mailroom(service)
+        self.outbox = outbox or Outbox(service)
+        self.dnsfunc = dnsfunc
+        self.max_bytes = max_bytes
+
+    # --- the one entry --------------------------------------------------------------
+    def receive(self, raw: bytes, channel: str, envelope_from: str | None = None,
+                envelope_to: list[str] | None = None) -> Received:
+        size = len(raw)
+        oversize = size > self.max_bytes
+        kept_bytes = raw if not oversize else _headers_only(raw)
+        message_id = message_id_of(raw)
+        # the envelope is kept with the letter: "" = not given, "<>" = the null sender
+        sender = "" if envelope_from is None else (envelope_from.strip() or "<>")
+        kept = self.mailroom.keep(kept_bytes, message_id, channel, sender=sender,
+                                  recipient=",".join(envelope_to or [])[:320])
+        if not kept.new and kept.status not in ("kept", "deciding"):
+            return Received(message_id, "duplicate")
+        if kept.status == "deciding":
+            self.mailroom.reopen(kept.id)  # a crash left it half done: decide it again
+        return self._take(kept.id, kept_bytes, size, oversize, envelope_from, envelope_to)
+
+    def recover(self) -> list[Received]:
+        """Decide the letters a crash left kept but undecided."""
+        out = []
+        for letter_id in self.mailroom.unfinished():
+            self.mailroom.reopen(letter_id)
+            raw, sender, recipient = self.mailroom.envelope(letter_id)
+            envelope_from = None if not sender else ("" if sender == "<>" else sender)
+            out.append(self._take(letter_id, raw, len(raw), False, envelope_from,
+                                  [a for a in recipient.split(",") if a] or None))
+        return out
+
+    def _take(self, letter_id: int, raw: bytes, size: int, oversize: bool,
+              envelope_from: str | None, envelope_to: list[str] | None) -> Received:
+        if not self.mailroom.claim(letter_id):
+            return Received(message_id_of(raw), "duplicate")
+        try:
+            return self._decide(letter_id, raw, size, oversize, envelope_from, envelope_to)
+        except Exception:
+            self.mailroom.reopen(letter_id)  # left for the next attempt, never lost
+            raise
+
+    # --- deciding -------------------------------------------------------------------
+    def _decide(self, letter_id: int, raw: bytes, size: int, oversize: bool,
+                envelope_from: str | None, envelope_to: list[str] | None) -> Received:
+        letter = read_letter(raw, envelope_from, envelope_to,
+                             loop_mark=game_address(None))
+        finish = self.mailroom.finish
+        if letter.automatic or letter.looped:
+            why = letter.automatic or "X-Loop"
+            finish(letter_id, "ignored", f"automatic mail ({why}): not answered")
+            return Received(letter.message_id, "ignored")
+        game, secret = self._game(letter)
+        context = LetterContext(message_id=letter.message_id, reply_to=letter.sender,
+                                language="en", subject=letter.subject,
+                                references=letter.references, game_id=game)
+        if game is None:
+            context.language = "en"
+            self.outbox.reply(context, "no_game", say("no_game", "en", domain=mail_domain()),
+                              key=f"no_game:{letter.sender}:{_today()}")
+            finish(letter_id, "refused", "no game")
+            return Received(letter.message_id, "refused")
+        context.language = self._game_language(game)
+        player, auth = self._player(game, secret, letter, raw)
+        if player is None and auth == "unknown":
+            self.outbox.reply(context, "unknown_sender", say(
+                "unknown_sender", context.language, game=game, sender=letter.sender),
+                key=f"unknown:{game}:{letter.sender}:{_today()}")
+            finish(letter_id, "refused", "unknown sender", game)
+            return Received(letter.message_id, "refused", game)
+        claimed = self._claimed_player(game, letter.sender, letter.text)
+        context.language = self._language(game, player or claimed, context.language)
+        if player is None:
+            self._hold(context, game, claimed, letter)
+            finish(letter_id, "held", "not authenticated", game, claimed)
+            return Received(letter.message_id, "held", game, claimed)
+        context.player = player
+        if oversize:
+            self.outbox.reply(context, "too_large", say(
+                "too_large", context.language, size=f"{size / 1048576:.1f}",
+                limit=f"{self.max_bytes / 1048576:.0f}"))
+            finish(letter_id, "refused", f"too large: {size} bytes", game, player, auth)
+            return Received(letter.message_id, "refused", game, player)
+        answers = self._commands(context, game, player, letter)
+        self.outbox.close_receipt(context)
+        finish(letter_id, "decided", "\n".join(answers), game, player, auth)
+        return Received(letter.message_id, "decided", game, player, answers)
+
+    def _commands(self, context: LetterContext, game: str, player: str,
+                  letter: Letter) -> list[str]:
+        try:
+            actions = self.service.actions_for(game, player)
+        except ServiceError:
+            actions = []
+        text = strip_quotes(letter.text)
+        subject = letter.subject.strip().lower()
+        if subject in MODE_WORDS:  # List-Unsubscribe's mailto: the word is the subject
+            text = f"{subject}\n{text}"
+        items = parse(text, actions, letter.attachments)
+        answers: list[str] = []
+        if not any(isinstance(item, Command | Preference) for item in items):
+            # Said once a day: an autoresponder that strips its headers cannot loop.
+            context.n, context.line = 0, ""
+            text = say("nothing", context.language, expected=Grammar(actions).expected())
+            self.outbox.reply(context, "unclear", text,
+                              key=f"nothing:{game}:{letter.sender}:{_today()}")
+            return [text]
+        for n, item in enumerate(items[:MAX_COMMANDS], start=1):
+            context.n, context.line = n, item.text[:500]
+            if self.outbox.answered(letter.message_id, n):
+                continue  # decided before a crash: never twice
+            if isinstance(item, Unclear):
+                text = say("unclear", context.language, line=item.text[:200],
+                           expected=item.expected)
+                self.outbox.add_part(context, text)
+            elif isinstance(item, Preference):
+                text = self._preference(game, player, item.mode, context.language)
+                self.outbox.add_part(context, text)
+            else:
+                text = self._perform(context, game, player, item, letter)
+            answers.append(text)
+        return answers
+
+    def _perform(self, context: LetterContext, game: str, player: str, item: Command,
+                 letter: Letter) -> str:
+        token = current_letter.set(context)
+        try:
+            outcome = self.service.perform(
+                game, player, item.action, item.args, channel="mail",
+                raw=letter.text[:100000], request_id=f"{letter.message_id}#{context.n}")
+        except ServiceError as error:
+            text = say("failed", context.language, reason=str(error))
+            self.outbox.add_part(context, text)
+            return text
+        finally:
+            current_letter.reset(token)
+        return outcome.message if not outcome.accepted else "accepted"
+
+    def _preference(self, game: str, player: str, mode: str, language: str) -> str:
+        try:
+            seat = next(s for s in self.service.accounts.seats(game) if s.player == player)
+            self.service.accounts.update_preferences(seat.account_id, mail_mode=mode)
+        except (StopIteration, ServiceError) as error:
+            return say("failed", language, reason=str(error) or mode)
+        return say("mode", language, mode=mode)
+
+    # --- who and which game ---------------------------------------------------------
+    def _game(self, letter: Letter) -> tuple[str | None, str | None]:
+        games = {g["id"] for g in self.service.games()}
+        local = os.environ.get("SCRIBA_MAIL_LOCAL", "scriba").lower()
+        for address in letter.recipients:
+            name, _, _domain = address.partition("@")
+            prefix, plus, tail = name.partition("+")
+            if not plus or prefix != local:
+                continue
+            for candidate in _game_ids(tail, games):
+                return candidate
+        for tag in _TAG.findall(letter.subject):
+            match = {g.lower(): g for g in games}.get(tag.lower())
+            if match:
+                return match, None
+        return None, None
+
+    def _player(self, game: str, secret: str | None, letter: Letter,
+                raw: bytes) -> tuple[str | None, str]:
+        if secret:
+            player = self.mailroom.player_for_secret(game, secret)
+            if player is not None:
+                return player, "address"
+        claimed = self._claimed_player(game, letter.sender, letter.text)
+        if claimed is None:
+            return None, "unknown"
+        domain = letter.sender.rpartition("@")[2]
+        signer = dkim_domain(raw, domain, self.dnsfunc)
+        if signer:
+            return claimed, f"dkim:{signer}"
+        return None, "held"
+
+    def _claimed_player(self, game: str, sender: str, text: str = "") -> str | None:
+        """The player whose registered address sent the letter; for the game's officer,
+        the office holder who is not a player (Anderwelt's GM), or the one named on the
+        letter's first line ``as NAME``."""
+        try:
+            player = self.service.accounts.player_for_email(game, sender)
+            if player is not None:
+                return player
+            if not any(s.role == "officer" and s.email == sender
+                       for s in self.service.accounts.seats(game)):
+                return None
+            status = self.service.status(game)
+        except ServiceError:
+            return None
+        holders = {str(h) for h in status["offices"].values() if h}
+        first = next((line.strip() for line in strip_quotes(text).split("\n")
+                      if line.strip()), "")
+        if first.lower().startswith("as ") and first[3:].strip() in holders:
+            return first[3:].strip()
+        outsiders = sorted(holders - set(status["players"]))
+        return outsiders[0] if len(outsiders) == 1 else None
+
+    def _registered(self, game: str, actor: str, sender: str) -> str | None:
+        try:
+            registered = self.service.accounts.email_for_player(game, actor)
+        except ServiceError:
+            registered = None
+        return registered or (sender if self._claimed_player(game, sender) == actor
+                              else None)
+
+    def _hold(self, context: LetterContext, game: str, claimed: str | None,
+              letter: Letter) -> None:
+        if claimed is None:
+            return
+        registered = self._registered(game, claimed, letter.sender)
+        if not registered:
+            return
+        personal = game_address(game, self.mailroom.secret(game, claimed))
+        text = say("held", context.language, game=game, subject=letter.subject[:200],
+                   date=letter.date[:60], personal=personal)
+        self.outbox.reply(context, "held", text, key=f"held:{letter.message_id}",
+                          recipient=registered)
+
+    def _game_language(self, game: str) -> str:
+        try:
+            return str(self.service.status(game).get("language") or "en")
+        except ServiceError:
+            return "en"
+
+    def _language(self, game: str, player: str | None, default: str) -> str:
+        if player is None:
+            return default
+        try:
+            for seat in self.service.accounts.seats(game):
+                if seat.player == player and seat.language:
+                    return seat.language
+        except ServiceError:
+            pass
+        return default
+
+
+def _game_ids(tail: str, games: set[str]) -> list[tuple[str, str | None]]:
+    """``GAME`` or ``GAME.SECRET`` (a game id may itself hold dots)."""
+    lowered = {g.lower(): g for g in games}
+    out: list[tuple[str, str | None]] = []
+    if tail.lower() in lowered:
+        out.append((lowered[tail.lower()], None))
+    head, dot, secret = tail.rpartition(".")
+    if dot and head.lower() in lowered:
+        out.append((lowered[head.lower()], secret))
+    # a secret wins over the bare game: it is the more specific address
+    return sorted(out, key=lambda pair: pair[1] is None)
+
+
+def _headers_only(raw: bytes) -> bytes:
+    end = raw.find(b"\r\n\r\n")
+    end = raw.find(b"\n\n") if end < 0 else end
+    head = raw[:end] if 0 <= end < 256 * 1024 else raw[:64 * 1024]
+    return head + b"\r\n\r\n[body not kept: the letter was larger than the limit]\r\n"
+
+
+def _today() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d")

@@ -1,0 +1,164 @@
+"""A letter's bytes read into what the front needs: who, to whom, the text, attachments.
+
+Nothing here trusts the letter: malformed MIME, unknown or wrong charsets and broken
+headers give the best text that can be had, never an exception. The text is the plain
+part, or the HTML part converted (see :mod:`scriba.mail.htmltext`); ``.star`` attachments
+are kept as text for proposals.
+"""
+
+from __future__ import annotations
+
+import email
+import email.header
+import email.policy
+import hashlib
+import re
+from dataclasses import dataclass, field
+from email.message import Message
+from email.utils import getaddresses, parseaddr
+
+from scriba.mail.htmltext import html_to_text
+
+MAX_ATTACHMENT_TEXT = 256 * 1024
+
+
+@dataclass
+class Letter:
+    message_id: str
+    sender: str  # the From address, lower case
+    sender_name: str
+    recipients: list[str]
+    subject: str
+    in_reply_to: str
+    references: list[str]
+    text: str
+    attachments: dict[str, str] = field(default_factory=dict)
+    automatic: str = ""  # why the letter is an automatic one (never answered), or ""
+    looped: bool = False
+    date: str = ""
+
+
+def message_id_of(raw: bytes) -> str:
+    """The Message-ID, or one made from the bytes (the same letter gives the same id)."""
+    head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+    match = re.search(rb"^message-id:[ \t]*(.*(?:\r?\n[ \t].*)*)", head, re.I | re.M)
+    if match:
+        value = match.group(1).decode("ascii", "replace").strip()
+        value = re.sub(r"\s+", "", value)
+        if 3 <= len(value) <= 400:
+            return value
+    return f"<sha256-{hashlib.sha256(raw).hexdigest()}@scriba.invalid>"
+
+
+def decode_bytes(data: bytes, charset: str | None) -> str:
+    """Bytes as text: the declared charset if it decodes cleanly, then UTF-8, then
+    Windows-1252 (what letters that lie about their charset are usually written in)."""
+    for candidate in (charset, "utf-8"):
+        if not candidate:
+            continue
+        try:
+            return data.decode(candidate)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return data.decode("cp1252", errors="replace")
+
+
+def _header(message: Message, name: str) -> str:
+    try:
+        value = message.get(name)
+    except Exception:  # noqa: BLE001 - a malformed header is read as missing
+        return ""
+    if value is None:
+        return ""
+    try:
+        return " ".join(str(value).split())
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def _payload(part: Message) -> str:
+    try:
+        data = part.get_payload(decode=True)
+    except Exception:  # noqa: BLE001
+        data = None
+    if data is None:
+        raw = part.get_payload()
+        return raw if isinstance(raw, str) else ""
+    try:
+        charset = part.get_content_charset()
+    except Exception:  # noqa: BLE001
+        charset = None
+    return decode_bytes(data, charset)
+
+
+def _automatic(message: Message, sender: str) -> str:
+    auto = _header(message, "Auto-Submitted").lower()
+    if auto and not auto.startswith("no"):
+        return f"Auto-Submitted: {auto}"
+    precedence = _header(message, "Precedence").lower()
+    if precedence in ("bulk", "junk", "list", "auto_reply"):
+        return f"Precedence: {precedence}"
+    for name in ("X-Autoreply", "X-Autorespond", "X-Auto-Response-Suppress"):
+        if _header(message, name):
+            return name
+    if _header(message, "Return-Path").strip() == "<>":
+        return "null sender (Return-Path)"
+    local = sender.split("@", 1)[0]
+    if not sender or local in ("mailer-daemon", "postmaster") or local.startswith(
+            ("mailer-daemon", "noreply", "no-reply")):
+        return f"sender {sender or '<>'}"
+    if message.get_content_type() == "multipart/report":
+        return "delivery report"
+    return ""
+
+
+def read_letter(raw: bytes, envelope_from: str | None = None,
+                envelope_to: list[str] | None = None, loop_mark: str = "") -> Letter:
+    message = email.message_from_bytes(raw, policy=email.policy.compat32)
+    name, sender = parseaddr(_header(message, "From"))
+    sender = sender.strip().lower()
+    recipients = [addr.lower() for addr in (envelope_to or []) if addr]
+    for header in ("Delivered-To", "X-Original-To", "To", "Cc"):
+        try:
+            values = message.get_all(header) or []
+        except Exception:  # noqa: BLE001
+            values = []
+        recipients += [addr.lower() for _, addr in getaddresses([str(v) for v in values])
+                       if addr]
+    subject = _decode_header(_header(message, "Subject"))
+    text, html = "", ""
+    attachments: dict[str, str] = {}
+    parts = message.walk() if message.is_multipart() else [message]
+    for part in parts:
+        if part.is_multipart():
+            continue
+        filename = part.get_filename()
+        ctype = part.get_content_type()
+        disposition = (part.get("Content-Disposition") or "").lower()
+        if filename or disposition.startswith("attachment"):
+            if filename and filename.lower().endswith(".star"):
+                attachments[filename] = _payload(part)[:MAX_ATTACHMENT_TEXT]
+            continue
+        if ctype == "text/plain" and not text:
+            text = _payload(part)
+        elif ctype == "text/html" and not html:
+            html = _payload(part)
+    if not text and html:
+        text = html_to_text(html)
+    automatic = "" if envelope_from is None or envelope_from.strip("<> ") else "null sender"
+    automatic = automatic or _automatic(message, sender)
+    references = _header(message, "References").split()
+    looped = bool(loop_mark) and any(loop_mark.lower() in str(v).lower()
+                                     for v in (message.get_all("X-Loop") or []))
+    return Letter(message_id=message_id_of(raw), sender=sender, sender_name=name,
+                  recipients=recipients, subject=subject,
+                  in_reply_to=_header(message, "In-Reply-To"), references=references,
+                  text=text.replace("\r\n", "\n"), attachments=attachments,
+                  automatic=automatic, looped=looped, date=_header(message, "Date"))
+
+
+def _decode_header(value: str) -> str:
+    try:
+        return str(email.header.make_header(email.header.decode_header(value)))
+    except Exception:  # noqa: BLE001 - an undecodable subject is shown as it came
+        return value

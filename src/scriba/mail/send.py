@@ -1,0 +1,162 @@
+"""Delivery: outbox rows become e-mails sent through ``SCRIBA_SMTP``.
+
+``smtp://user:pass@host:port`` (STARTTLS when the server offers it) or
+``smtps://user:pass@host:port`` (TLS from the start). The password is only handed to
+smtplib; :func:`redacted` is what logs and errors show.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import smtplib
+import ssl
+import time
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import formatdate
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from scriba.service.outbox import Deferred, Outbox, PermanentFailure, game_address
+
+log = logging.getLogger("scriba.mail")
+_SKIP_HEADERS = {"n"}
+
+
+@dataclass
+class SmtpTarget:
+    host: str
+    port: int
+    tls: bool  # TLS from the first byte (smtps)
+    user: str | None
+    password: str | None
+
+    def __repr__(self) -> str:  # never the password
+        return f"SmtpTarget({self.redacted()})"
+
+    def redacted(self) -> str:
+        who = f"{self.user}:***@" if self.user else ""
+        return f"{'smtps' if self.tls else 'smtp'}://{who}{self.host}:{self.port}"
+
+
+def smtp_target(url: str | None = None) -> SmtpTarget:
+    url = url or os.environ.get("SCRIBA_SMTP", "smtp://localhost:25")
+    parts = urlsplit(url)
+    if parts.scheme not in ("smtp", "smtps"):
+        raise ValueError("SCRIBA_SMTP must be smtp://… or smtps://…")
+    return SmtpTarget(host=parts.hostname or "localhost",
+                      port=parts.port or (465 if parts.scheme == "smtps" else 25),
+                      tls=parts.scheme == "smtps",
+                      user=unquote(parts.username) if parts.username else None,
+                      password=unquote(parts.password) if parts.password else None)
+
+
+def compose(row: Any) -> EmailMessage:
+    message = EmailMessage()
+    message["From"] = f"Scriba <{game_address(row.game_id)}>"
+    message["To"] = row.recipient
+    message["Subject"] = row.subject
+    message["Date"] = formatdate(localtime=False)
+    message["Reply-To"] = game_address(row.game_id)
+    message["X-Loop"] = game_address(None)
+    if "Auto-Submitted" not in (row.headers or {}):
+        message["Auto-Submitted"] = "auto-generated"
+    for name, value in (row.headers or {}).items():
+        if name not in _SKIP_HEADERS and value:
+            message[name] = str(value)
+    message.set_content(row.body)
+    return message
+
+
+class SmtpTransport:
+    """Send one row per call over a connection kept open between calls."""
+
+    def __init__(self, target: SmtpTarget | None = None, timeout: float = 20.0,
+                 context: ssl.SSLContext | None = None) -> None:
+        self.target = target or smtp_target()
+        self.timeout = timeout
+        self.context = context or ssl.create_default_context()
+        self._smtp: smtplib.SMTP | None = None
+
+    def _connect(self) -> smtplib.SMTP:
+        t = self.target
+        try:
+            if t.tls:
+                smtp: smtplib.SMTP = smtplib.SMTP_SSL(t.host, t.port, timeout=self.timeout,
+                                                      context=self.context)
+            else:
+                smtp = smtplib.SMTP(t.host, t.port, timeout=self.timeout)
+                smtp.ehlo()
+                if smtp.has_extn("starttls"):
+                    smtp.starttls(context=self.context)
+                    smtp.ehlo()
+            if t.user:
+                smtp.login(t.user, t.password or "")
+        except smtplib.SMTPAuthenticationError as error:
+            raise ConnectionError(f"{t.redacted()}: login refused ({error.smtp_code})") \
+                from None
+        except (OSError, smtplib.SMTPException) as error:
+            raise ConnectionError(f"{t.redacted()}: {type(error).__name__}") from None
+        return smtp
+
+    def __call__(self, row: Any) -> None:
+        if self._smtp is None:
+            self._smtp = self._connect()
+        message = compose(row)
+        try:
+            refused = self._smtp.send_message(message, from_addr=game_address(None),
+                                              to_addrs=[row.recipient])
+        except smtplib.SMTPRecipientsRefused as error:
+            codes = [code for code, _ in error.recipients.values()]
+            if codes and all(500 <= code < 600 for code in codes):
+                raise PermanentFailure(f"refused: {codes}") from None
+            raise Deferred(f"recipient deferred: {codes}") from None
+        except (OSError, smtplib.SMTPException) as error:
+            self.close()
+            raise ConnectionError(f"{self.target.redacted()}: {type(error).__name__}") \
+                from None
+        if refused:
+            raise PermanentFailure(f"refused: {refused}")
+
+    def close(self) -> None:
+        if self._smtp is not None:
+            with contextlib.suppress(OSError, smtplib.SMTPException):
+                self._smtp.quit()
+            self._smtp = None
+
+
+def deliver_once(outbox: Outbox, transport: SmtpTransport | None = None) -> dict[str, int]:
+    """Queue what time made due (reports, reminders, digests), then send what is due."""
+    transport = transport or SmtpTransport()
+    outbox.sweep()
+    total = {"sent": 0, "retry": 0, "failed": 0}
+    try:
+        while True:
+            counts = outbox.deliver_due(transport)
+            for key, value in counts.items():
+                total[key] += value
+            if counts["sent"] + counts["failed"] == 0:
+                break
+    finally:
+        transport.close()
+    return total
+
+
+def deliver_forever(outbox: Outbox, transport: SmtpTransport | None = None,
+                    interval: float = 5.0, stop: Any = None) -> None:
+    """The delivery loop of ``scriba mail serve`` (and ``scriba serve``)."""
+    transport = transport or SmtpTransport()
+    while stop is None or not stop.is_set():
+        try:
+            counts = deliver_once(outbox, transport)
+            if counts["retry"]:
+                log.warning("mail: %s messages wait for %s", counts["retry"],
+                            transport.target.redacted())
+        except Exception:  # noqa: BLE001 - the loop must outlive any one failure
+            log.exception("mail delivery failed")
+        if stop is not None:
+            stop.wait(interval)
+        else:
+            time.sleep(interval)

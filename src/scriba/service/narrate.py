@@ -1,0 +1,523 @@
+"""Events told as short sentences, in the game's or the reader's language.
+
+Templates are English here and translated through the same Babel catalog as the
+service's refusals (``locale/<lang>/LC_MESSAGES/scriba.po``, section "narrate"). Where
+the game has its own words — a variable's label from ``ruleset.toml`` or a declaration,
+the ruleset's vote words, a proposal's label — those are used instead of ours.
+
+Player names, titles and texts are data: they are kept verbatim and never formatted
+into markup here; escaping is the job of the interface that shows the sentence.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from scriba.service.messages import MESSAGES, translate
+
+Event = dict[str, Any]
+
+# Events that tell a reader nothing (bookkeeping of the kernel or of rule code).
+SILENT = {"game_started", "changes_due", "proposal_updated"}
+# Variables whose values are long structures are shown cut to this many characters.
+VALUE_LIMIT = 160
+
+# Statuses and vote choices we know how to translate; others are shown as they are.
+STATUS_WORDS = {
+    "open": "open", "adopted": "adopted", "rejected": "rejected",
+    "failed_quorum": "failed for lack of quorum", "withdrawn": "withdrawn",
+    "vetoed": "vetoed", "expired": "expired", "invalid": "invalid",
+}
+# Sentences for the statuses we know; others get "Proposal X is <status>."
+RESOLVED = {
+    "adopted": "Proposal {label} is adopted.", "rejected": "Proposal {label} is rejected.",
+    "failed_quorum": "Proposal {label} failed for lack of quorum.",
+    "withdrawn": "Proposal {label} is withdrawn.", "vetoed": "Proposal {label} is vetoed.",
+    "expired": "Proposal {label} has expired.", "invalid": "Proposal {label} is invalid.",
+}
+TALLY_WORDS = {"players": "players", "voters": "voters", "quorum": "quorum",
+               "required": "required", "majority": "majority", "needed": "needed"}
+CHOICE_WORDS = {"for": "for", "against": "against", "abstain": "abstain", "present": "present"}
+CHANGE_WORDS = {
+    "enact": "enact rule {rule}", "enact_new": "enact a new rule",
+    "enact_titled": "enact a new rule, \u201c{title}\u201d",
+    "repeal": "repeal rule {rule}", "amend": "amend rule {rule}",
+    "amend_paragraph": "amend paragraph {paragraph} of rule {rule}",
+    "transmute": "transmute rule {rule}", "set_attribute": "change an attribute of rule {rule}",
+    "retitle": "retitle rule {rule}", "renumber": "renumber rule {rule} as {to}",
+    "reenact": "re-enact rule {rule}",
+}
+
+
+@dataclass
+class Words:
+    """A game's own words: variable and office labels, vote words, proposal labels."""
+
+    language: str = "en"
+    variables: dict[str, str] = field(default_factory=dict)
+    offices: dict[str, str] = field(default_factory=dict)
+    assets: dict[str, str] = field(default_factory=dict)  # kind → its name in the game
+    choices: dict[str, str] = field(default_factory=dict)  # canonical → the ruleset's word
+    proposals: dict[str, str] = field(default_factory=dict)  # number → label
+    rule_titles: dict[str, str] = field(default_factory=dict)
+
+    def var(self, name: str) -> str:
+        return self.variables.get(name, name)
+
+    def office(self, name: str) -> str:
+        return self.offices.get(name, name)
+
+    def proposal(self, number: Any) -> str:
+        return self.proposals.get(str(number), str(number))
+
+
+def _(template: str, language: str, **params: Any) -> str:
+    return translate(template, language, **params)
+
+
+def label_in(label: Any, language: str) -> str | None:
+    """A declaration's label: a string, or a mapping of language → string."""
+    if isinstance(label, str):
+        return label
+    if isinstance(label, dict):
+        value = label.get(language) or next(iter(label.values()), None)
+        return str(value) if value is not None else None
+    return None
+
+
+@lru_cache(maxsize=64)
+def _toml_labels(ruleset_id: str) -> dict[str, dict[str, str]]:
+    from scriba.rulesets import RulesetError, load_ruleset  # a bundled ruleset's own labels
+    try:
+        labels = load_ruleset(ruleset_id).labels
+    except (RulesetError, OSError, ValueError):
+        return {}
+    return {kind: {str(k): str(v) for k, v in (table or {}).items()}
+            for kind, table in labels.items() if isinstance(table, dict)}
+
+
+def base_words(state: Any, language: str | None = None) -> Words:
+    """The words a state alone gives: ruleset.toml labels and proposal labels."""
+    language = language or state.language
+    toml = _toml_labels(state.ruleset) if state.ruleset else {}
+    return Words(
+        language=language,
+        variables=dict(toml.get("variables", {})),
+        offices=dict(toml.get("offices", {})),
+        assets=dict(toml.get("assets", {})),
+        proposals={str(n): str(p.get("label") or n) for n, p in state.proposals.items()},
+        rule_titles={rid: r["title"] for rid, r in state.rules.items()},
+    )
+
+
+def show_value(value: Any) -> str:
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, bool) or value is None:
+        text = json.dumps(value)
+    elif isinstance(value, int | float):
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+    else:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= VALUE_LIMIT else text[:VALUE_LIMIT - 1] + "…"
+
+
+def short_reason(reason: Any) -> str:
+    """The line of a Starlark traceback that says what went wrong ("fail: …")."""
+    text = str(reason or "?")
+    for line in text.splitlines():
+        if line.startswith("error: "):
+            return show_value(line[len("error: "):].strip())
+    return show_value(text.strip().splitlines()[0] if text.strip() else "?")
+
+
+def show_time(time: str | None) -> str:
+    """``2026-03-04T10:00:00Z`` → ``2026-03-04 10:00 UTC``."""
+    if not time or len(time) < 16:
+        return time or ""
+    return f"{time[:10]} {time[11:16]} UTC"
+
+
+def status_word(status: Any, language: str) -> str:
+    status = str(status)
+    return _(STATUS_WORDS[status], language) if status in STATUS_WORDS else status
+
+
+def choice_word(choice: Any, words: Words) -> str:
+    choice = str(choice)
+    if choice in words.choices:
+        return words.choices[choice]
+    return _(CHOICE_WORDS[choice], words.language) if choice in CHOICE_WORDS else choice
+
+
+def change_phrase(change: dict[str, Any], language: str) -> str:
+    kind = str(change.get("type", ""))
+    if kind == "enact" and not change.get("rule"):
+        kind = "enact_titled" if change.get("title") else "enact_new"
+    template = CHANGE_WORDS.get(kind)
+    if template is None:
+        return kind
+    return _(template, language, rule=change.get("rule", "?"), title=change.get("title"),
+             paragraph=change.get("paragraph", "?"), to=change.get("to", "?"))
+
+
+def _tally(tally: Any, words: Words) -> str:
+    if not isinstance(tally, dict) or not tally:
+        return ""
+    parts = []
+    for key, value in tally.items():
+        if key == "reason" or not isinstance(value, int | float | str) or value == "":
+            continue
+        if key in CHOICE_WORDS or key in words.choices:
+            name = choice_word(key, words)
+        elif key in TALLY_WORDS:
+            name = _(TALLY_WORDS[key], words.language)
+        else:
+            name = str(key).replace("_", " ")
+        shown = show_value(value)
+        if isinstance(value, str) and value in words.choices:
+            shown = choice_word(value, words)
+        parts.append(f"{name} {shown}")
+    return ", ".join(parts)
+
+
+class Narrator:
+    """Tells events one by one; remembers what earlier events named (timers, assets)."""
+
+    def __init__(self, words: Words) -> None:
+        self.words = words
+        self.language = words.language
+        self.timers: dict[str, str] = {}
+        self.assets: set[tuple[str, str]] = set()
+
+    def tell(self, event: Event) -> str:
+        kind = event["type"]
+        payload = event.get("payload") or {}
+        teller = getattr(self, f"_{kind}", None)
+        if kind in SILENT:
+            text = ""
+        elif teller is None:
+            text = _("Event {kind}.", self.language, kind=kind)
+        else:
+            text = teller(event, payload)
+        self.note(event)
+        return text
+
+    def note(self, event: Event) -> None:
+        """Remember what an event names for the events after it, without telling it."""
+        kind = event["type"]
+        p = event.get("payload") or {}
+        if kind == "timer_set":
+            self.timers[str(p.get("id"))] = str(p.get("name", ""))
+        elif kind == "asset_set":
+            self.assets.add((str(p.get("kind")), str(p.get("id"))))
+        elif kind == "asset_destroyed":
+            self.assets.discard((str(p.get("kind")), str(p.get("id"))))
+        elif kind == "proposal_submitted":
+            self.words.proposals[str(p.get("number"))] = str(p.get("label") or p.get("number"))
+        elif kind == "rule_changed":
+            change = p.get("change") or {}
+            rule = str(change.get("rule"))
+            if change.get("type") in ("enact", "retitle", "amend", "reenact") \
+                    and change.get("title"):
+                self.words.rule_titles[rule] = str(change["title"])
+            elif change.get("type") == "renumber":
+                self.words.rule_titles[str(change.get("to"))] = \
+                    self.words.rule_titles.get(rule, "")
+
+    def _t(self, template: str, **params: Any) -> str:
+        return _(template, self.language, **params)
+
+    def _by_rule(self, text: str, payload: dict[str, Any]) -> str:
+        if payload.get("by_rule"):
+            return text + " " + self._t("(rule {rule})", rule=payload["by_rule"])
+        return text
+
+    # --- players and variables ------------------------------------------------------
+    def _game_created(self, e: Event, p: dict[str, Any]) -> str:
+        return self._t("The game {name} begins with the ruleset {ruleset} ({count} rules).",
+                       name=p.get("name", p.get("game_id", "")), ruleset=p.get("ruleset", ""),
+                       count=len(p.get("rules") or []))
+
+    def _player_joined(self, e: Event, p: dict[str, Any]) -> str:
+        return self._t("{player} joins the game.", player=p.get("player"))
+
+    def _player_status(self, e: Event, p: dict[str, Any]) -> str:
+        if p.get("status") == "left":
+            return self._t("{player} leaves the game.", player=p.get("player"))
+        if p.get("status") == "active":
+            return self._t("{player} is active again.", player=p.get("player"))
+        return self._by_rule(self._t("{player} is now {status}.", player=p.get("player"),
+                                     status=p.get("status")), p)
+
+    def _var_set(self, e: Event, p: dict[str, Any]) -> str:
+        if not p.get("by_rule") and "delta" not in p:
+            return ""  # a declared variable's initial value: bookkeeping, not news
+        label = self.words.var(str(p.get("name")))
+        value = show_value(p.get("value"))
+        player = p.get("player")
+        if "delta" in p:
+            delta = p["delta"]
+            sign = show_value(delta) if isinstance(delta, int | float) and delta < 0 \
+                else "+" + show_value(delta)
+            if player is None:
+                text = self._t("{label} {delta} (now {value}).", label=label, delta=sign,
+                               value=value)
+            else:
+                text = self._t("{player}: {label} {delta} (now {value}).", player=player,
+                               label=label, delta=sign, value=value)
+        elif player is None:
+            text = self._t("{label} is now {value}.", label=label, value=value)
+        else:
+            text = self._t("{player}: {label} is now {value}.", player=player, label=label,
+                           value=value)
+        return self._by_rule(text, p)
+
+    def _office_set(self, e: Event, p: dict[str, Any]) -> str:
+        office = self.words.office(str(p.get("office")))
+        if p.get("holder") is None:
+            return self._by_rule(self._t("The office of {office} is vacant.", office=office), p)
+        return self._by_rule(self._t("{holder} now holds the office of {office}.",
+                                     holder=p["holder"], office=office), p)
+
+    # --- proposals and votes --------------------------------------------------------
+    def _proposal_submitted(self, e: Event, p: dict[str, Any]) -> str:
+        label = str(p.get("label") or p.get("number"))
+        changes = "; ".join(change_phrase(c, self.language) for c in p.get("changes") or []
+                            if isinstance(c, dict))
+        title = p.get("title") or ""
+        if title:
+            return self._t("{author} submits proposal {label}, \u201c{title}\u201d: {changes}.",
+                           author=p.get("author"), label=label, title=title, changes=changes)
+        return self._t("{author} submits proposal {label}: {changes}.",
+                       author=p.get("author"), label=label, changes=changes)
+
+    def _vote_cast(self, e: Event, p: dict[str, Any]) -> str:
+        text = self._t("{player} votes {choice} on proposal {label}.", player=p.get("player"),
+                       choice=choice_word(p.get("choice"), self.words),
+                       label=self.words.proposal(p.get("proposal")))
+        return self._by_rule(text, p)
+
+    def _vote_withdrawn(self, e: Event, p: dict[str, Any]) -> str:
+        return self._by_rule(self._t("{player} withdraws the vote on proposal {label}.",
+                                     player=p.get("player"),
+                                     label=self.words.proposal(p.get("proposal"))), p)
+
+    def _proposal_resolved(self, e: Event, p: dict[str, Any]) -> str:
+        label = self.words.proposal(p.get("proposal"))
+        outcome = str(p.get("outcome"))
+        if outcome in RESOLVED:
+            text = self._t(RESOLVED[outcome], label=label)
+        else:
+            text = self._t("Proposal {label} is {status}.", label=label,
+                           status=status_word(outcome, self.language))
+        tally = _tally(p.get("tally"), self.words)
+        if tally:
+            text = text[:-1] + f" ({tally})." if text.endswith(".") else f"{text} ({tally})"
+        reason = p.get("reason")
+        if not reason and isinstance(p.get("tally"), dict):
+            reason = p["tally"].get("reason")
+        if reason:
+            text += " " + self._t("Reason: {reason}.", reason=show_value(reason))
+        return text
+
+    # --- rules ----------------------------------------------------------------------
+    def _cause(self, cause: dict[str, Any]) -> str:
+        kind = cause.get("kind")
+        if kind == "proposal":
+            label = cause.get("label") or self.words.proposal(cause.get("proposal"))
+            return self._t("by proposal {label} of {author}", label=label,
+                           author=cause.get("author") or "?")
+        if kind == "rule":
+            return self._t("by rule {rule}", rule=cause.get("rule"))
+        if kind == "initial":
+            return self._t("from the start")
+        return show_value(kind) if kind else ""
+
+    def _rule_changed(self, e: Event, p: dict[str, Any]) -> str:
+        change = p.get("change") or {}
+        kind = change.get("type")
+        rule = str(change.get("rule"))
+        title = change.get("title") or self.words.rule_titles.get(rule, "")
+        named = self._t("Rule {rule} (\u201c{title}\u201d)", rule=rule, title=title) if title \
+            else self._t("Rule {rule}", rule=rule)
+        templates = {
+            "enact": "{named} is enacted {cause}.",
+            "repeal": "{named} is repealed {cause}.",
+            "amend": "{named} is amended {cause}.",
+            "amend_paragraph": "{named}: paragraph {paragraph} is amended {cause}.",
+            "transmute": "{named} is transmuted {cause}: {detail}.",
+            "set_attribute": "{named} changes {detail} {cause}.",
+            "retitle": "{named} is retitled {cause}.",
+            "renumber": "{named} becomes rule {to} {cause}.",
+            "reenact": "{named} is re-enacted {cause}.",
+        }
+        template = templates.get(str(kind), "{named}: {kind} {cause}.")
+        if kind == "set_attribute":
+            detail = f"{change.get('name')} = {show_value(change.get('value'))}"
+        else:
+            detail = ", ".join(f"{k} = {show_value(v)}" for k, v in change.items()
+                               if k not in ("type", "rule"))
+        return self._t(template, named=named, cause=self._cause(p.get("cause") or {}), kind=kind,
+                       paragraph=change.get("paragraph", "?"), to=change.get("to", "?"),
+                       detail=detail).replace("  ", " ").replace(" .", ".")
+
+    def _rule_change_failed(self, e: Event, p: dict[str, Any]) -> str:
+        change = p.get("change") or {}
+        reason = p.get("reason") or ""
+        details = p.get("details") if isinstance(p.get("details"), dict) else {}
+        why = translate(reason, self.language, **details) if reason in MESSAGES else reason
+        return self._t("The change \u201c{change}\u201d could not be applied: {reason}",
+                       change=change_phrase(change, self.language), reason=why)
+
+    def _rule_code_aborted(self, e: Event, p: dict[str, Any]) -> str:
+        return self._t("The code of rule {rule} failed in {hook}: {reason}",
+                       rule=p.get("rule"), hook=p.get("hook"),
+                       reason=short_reason(p.get("reason")))
+
+    # --- time -----------------------------------------------------------------------
+    def _timer_set(self, e: Event, p: dict[str, Any]) -> str:
+        return self._by_rule(self._t("Deadline \u201c{name}\u201d set for {at}.",
+                                     name=p.get("name"), at=show_time(p.get("at"))), p)
+
+    def _timer_fired(self, e: Event, p: dict[str, Any]) -> str:
+        return self._t("Deadline \u201c{name}\u201d reached.", name=p.get("name"))
+
+    def _timer_cancelled(self, e: Event, p: dict[str, Any]) -> str:
+        name = self.timers.get(str(p.get("id")), str(p.get("id")))
+        return self._by_rule(self._t("Deadline \u201c{name}\u201d cancelled.", name=name), p)
+
+    def _clock_advanced(self, e: Event, p: dict[str, Any]) -> str:
+        return self._t("The clock moves to {time}.", time=show_time(p.get("to") or e["time"]))
+
+    # --- assets, notices, the end ---------------------------------------------------
+    def _asset_set(self, e: Event, p: dict[str, Any]) -> str:
+        key = (str(p.get("kind")), str(p.get("id")))
+        new = key not in self.assets
+        key = (self.words.assets.get(key[0], key[0]), key[1])
+        owner = p.get("owner")
+        if new and owner is not None:
+            text = self._t("New {kind} {id}, owned by {owner}.", kind=key[0], id=key[1],
+                           owner=owner)
+        elif new:
+            text = self._t("New {kind} {id}.", kind=key[0], id=key[1])
+        elif owner is not None:
+            text = self._t("{kind} {id} changes; its owner is {owner}.", kind=key[0],
+                           id=key[1], owner=owner)
+        else:
+            text = self._t("{kind} {id} changes.", kind=key[0], id=key[1])
+        return self._by_rule(text, p)
+
+    def _asset_destroyed(self, e: Event, p: dict[str, Any]) -> str:
+        kind = self.words.assets.get(str(p.get("kind")), str(p.get("kind")))
+        return self._by_rule(self._t("{kind} {id} is destroyed.", kind=kind,
+                                     id=p.get("id")), p)
+
+    def _notice(self, e: Event, p: dict[str, Any]) -> str:
+        return str(p.get("text", ""))  # written by the rules, in the ruleset's language
+
+    def _winner_declared(self, e: Event, p: dict[str, Any]) -> str:
+        players = [str(x) for x in p.get("players") or []]
+        template = "{players} wins the game." if len(players) == 1 else \
+            "{players} win the game."
+        text = self._t(template, players=", ".join(players))
+        if p.get("reason"):
+            text += " " + show_value(p["reason"])
+        return text
+
+    def _game_ended(self, e: Event, p: dict[str, Any]) -> str:
+        text = self._t("The game is over.")
+        return text + (" " + show_value(p["reason"]) if p.get("reason") else "")
+
+    # --- commands -------------------------------------------------------------------
+    def _command_refused(self, e: Event, p: dict[str, Any]) -> str:
+        return self._t("{actor} tried \u201c{action}\u201d; refused: {message}",
+                       actor=e.get("actor") or "?", action=p.get("action"),
+                       message=p.get("message", ""))
+
+    def _action_taken(self, e: Event, p: dict[str, Any]) -> str:
+        args = p.get("args") or {}
+        if args:
+            shown = ", ".join(f"{k}: {show_value(v)}" for k, v in args.items())
+            return self._t("{actor} does \u201c{action}\u201d ({args}).",
+                           actor=e.get("actor") or "?", action=p.get("action"), args=shown)
+        return self._t("{actor} does \u201c{action}\u201d.", actor=e.get("actor") or "?",
+                       action=p.get("action"))
+
+
+def bookkeeping(event: Event) -> bool:
+    """A game variable set by a rule's bookkeeping (a phase, a counter): left out of the
+    chronicle unless asked for by kind; the rules' notices tell the story."""
+    p = event.get("payload") or {}
+    return event["type"] == "var_set" and p.get("player") is None and "delta" not in p
+
+
+def narrate(events: list[Event], words: Words) -> list[str]:
+    narrator = Narrator(words)
+    return [narrator.tell(event) for event in events]
+
+
+def narrate_event(event: Event, words: Words) -> str:
+    return Narrator(words).tell(event)
+
+
+def _next_steps(state: Any, events: list[Event], words: Words) -> list[str]:
+    """What comes next: the deadlines of the proposals the command touched."""
+    touched = {str(e["payload"].get("proposal", e["payload"].get("number")))
+               for e in events if e["type"] in ("vote_cast", "proposal_submitted")}
+    lines = []
+    for number in sorted(touched):
+        proposal = state.proposals.get(number)
+        if proposal is None or proposal["status"] != "open":
+            continue
+        deadline = _proposal_deadline(state, proposal)
+        label = words.proposal(number)
+        if deadline:
+            lines.append(_("Proposal {label} is open until {time}.", words.language,
+                           label=label, time=show_time(deadline)))
+        else:
+            lines.append(_("Proposal {label} is open.", words.language, label=label))
+    return lines
+
+
+def _proposal_deadline(state: Any, proposal: dict[str, Any]) -> str | None:
+    numbers = {proposal["number"], str(proposal["number"]), proposal.get("label")}
+    later = [t for t in state.timers.values() if t["at"] > state.time]
+    tied = [t["at"] for t in later
+            if isinstance(t.get("data"), dict) and t["data"].get("proposal") in numbers]
+    if tied:
+        return min(tied)
+    # Else the next deadline of the game (a Giornata's or round's end closes its votes).
+    upcoming = sorted(t["at"] for t in later)
+    return upcoming[0] if upcoming else None
+
+
+def describe_outcome(outcome: Any, language: str | None = None,
+                     words: Words | None = None) -> str:
+    """The reply to a command: what was accepted, what it changed, what comes next; or the
+    refusal (the rules' own message, already in the game's language).
+
+    ``words`` (from ``Service.words(game)``) brings the ruleset's vote words and declared
+    labels; without it the state's own labels are used.
+    """
+    state = outcome.state
+    if not outcome.accepted:
+        return outcome.message
+    if state is None:
+        return _("Accepted.", language or "en")
+    words = words or base_words(state, language)
+    language = language or words.language
+    words.language = language
+    events = outcome.events or []
+    narrator = Narrator(words)
+    told = [text for event in events
+            if (text := narrator.tell(event)) and not bookkeeping(event)]
+    head = _("Accepted:", language) if not events or events[0]["type"] not in (
+        "vote_cast", "proposal_submitted") else (
+        _("Vote recorded:", language) if events[0]["type"] == "vote_cast"
+        else _("Proposal recorded:", language))
+    lines = [head] + told + _next_steps(state, events, words)
+    return " ".join(lines)

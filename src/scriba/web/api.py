@@ -1,0 +1,412 @@
+"""The JSON API, ``/api/v1``: everything the pages read and do, for scripts and bots.
+
+Reading is public (Nomic records are). Acting needs ``Authorization: Bearer TOKEN`` (a
+personal token from ``scriba token GAME PLAYER`` or the account page) or a signed-in
+session plus the ``X-CSRF-Token`` header. The actor is always the token's (or the
+session's) player, never a field of the body: a body naming an ``actor`` is refused.
+
+A command the rules refuse is answered 422 with an RFC 9457 problem document whose
+``detail`` is the ruleset's refusal, in the game's language; the refusal is recorded in the
+game's log like every command.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from scriba.service.errors import NotAllowed
+from scriba.web import auth
+from scriba.web.app import TITLES, problem
+
+LANGUAGES = ("en", "it", "de")
+LOG_LIMIT = 500
+_PROBLEM_DOC = {"content": {"application/problem+json": {"schema": {
+    "$ref": "#/components/schemas/Problem"}}}}
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    code: {"description": TITLES[code], **_PROBLEM_DOC} for code in (400, 404, 413, 422)}
+AUTH_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    **PROBLEMS, **{code: {"description": TITLES[code], **_PROBLEM_DOC}
+                   for code in (401, 403)}}
+
+router = APIRouter(prefix="/api/v1", tags=["games"], responses=PROBLEMS)
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+
+
+class CommandIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: str = Field(min_length=1, max_length=64,
+                        description="An action of the rules in force (see …/actions).")
+    args: dict[str, Any] = Field(default_factory=dict,
+                                 description="The action's arguments by name.")
+    request_id: str | None = Field(default=None, min_length=1, max_length=200,
+                                   description="Yours, to send a command again safely: the "
+                                               "same id gets the first answer.")
+
+
+class CommandOut(BaseModel):
+    accepted: bool
+    message: str
+    seqs: list[int]
+    reply: str
+
+
+class InvitationIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    email: str = Field(min_length=3, max_length=320)
+    player: str = Field(min_length=1, max_length=64)
+
+
+class PlayerIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64)
+    email: str | None = Field(default=None, min_length=3, max_length=320)
+
+
+def _service(request: Request) -> Any:
+    return auth.get_service(request)
+
+
+def _language(request: Request, lang: str | None, game_id: str | None = None) -> str | None:
+    """The reader's language: ?lang=, else their account's; None means the game's."""
+    if lang in LANGUAGES:
+        return lang
+    account = auth.current_account(request)
+    return getattr(account, "language", None) if account is not None else None
+
+
+def _jsonable(value: Any) -> Any:
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else value
+
+
+# --- who acts ------------------------------------------------------------------------------
+def acting_player(request: Request, game_id: str) -> str:
+    """The player the caller acts as in ``game_id``: 401 without credentials, 403 for a
+    token of another game, a session without the CSRF header, or no seat."""
+    if auth.bearer_token(request) is not None:
+        identity = auth.token_identity(request)
+        if identity is None:
+            raise HTTPException(401, "The token is not valid (unknown or revoked).",
+                                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        _account, token_game, player = identity
+        if token_game != game_id:
+            raise HTTPException(403, f"This token acts in {token_game}, not in {game_id}.")
+        return player
+    account = auth.current_account(request)
+    if account is None:
+        raise HTTPException(401, "Acting needs a token (Authorization: Bearer TOKEN) or "
+                                 "signing in.", headers={"WWW-Authenticate": "Bearer"})
+    try:
+        auth.check_csrf(request)
+    except NotAllowed as refusal:
+        raise HTTPException(403, str(refusal)) from None
+    role = _service(request).accounts.role(account.id, game_id)
+    if role.player is None:
+        raise HTTPException(403, f"You have no seat as a player in {game_id}.")
+    return role.player
+
+
+def require_officer(request: Request, game_id: str) -> Any:
+    """The officer's account (session with CSRF header, or the token of their seat)."""
+    service = _service(request)
+    if auth.bearer_token(request) is not None:
+        identity = auth.token_identity(request)
+        if identity is None:
+            raise HTTPException(401, "The token is not valid (unknown or revoked).",
+                                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        account, token_game, _player = identity
+        if token_game != game_id:
+            raise HTTPException(403, f"This token acts in {token_game}, not in {game_id}.")
+    else:
+        account = auth.current_account(request)
+        if account is None:
+            raise HTTPException(401, "Sign in first.", headers={"WWW-Authenticate": "Bearer"})
+        if request.method in auth.UNSAFE_METHODS:
+            try:
+                auth.check_csrf(request)
+            except NotAllowed as refusal:
+                raise HTTPException(403, str(refusal)) from None
+    if account is None or service.accounts.role(account.id, game_id).kind != "officer":
+        raise HTTPException(403, f"Only the officer of {game_id} may do this.")
+    return account
+
+
+# --- reading -------------------------------------------------------------------------------
+@router.get("/games", summary="The games on this server")
+def games(request: Request) -> list[dict[str, Any]]:
+    return _service(request).games()
+
+
+@router.get("/games/{game}", summary="A game now (the same JSON as scenario run --json)")
+def game(request: Request, game: str) -> dict[str, Any]:
+    return _service(request).summary(game)
+
+
+@router.get("/games/{game}/status", summary="Period, next deadline, winners")
+def status(request: Request, game: str, lang: str | None = None) -> dict[str, Any]:
+    return _service(request).status(game, _language(request, lang))
+
+
+@router.get("/games/{game}/rules", summary="The rules in force, now or as they stood then")
+def rules(request: Request, game: str,
+          at: str | None = Query(None, max_length=64, description="An ISO date or time"),
+          seq: int | None = Query(None, ge=0, le=2**31)) -> list[dict[str, Any]]:
+    return _service(request).rules_at(game, at=at, seq=seq)
+
+
+@router.get("/games/{game}/rules-diff", summary="Rules enacted, repealed, changed between "
+            "two dates")
+def rules_diff(request: Request, game: str,
+               since: str = Query(..., max_length=64, description="An ISO date or time"),
+               until: str | None = Query(None, max_length=64)) -> list[dict[str, Any]]:
+    return _service(request).ruleset_diff(game, since, until)
+
+
+@router.get("/games/{game}/reports", summary="Each period's results (a Giornata, a round)")
+def reports(request: Request, game: str, lang: str | None = None) -> list[dict[str, Any]]:
+    return _service(request).period_reports(game, _language(request, lang))
+
+
+@router.get("/games/{game}/rules/{rule}", summary="One rule with its whole history")
+def rule(request: Request, game: str, rule: str) -> dict[str, Any]:
+    return _service(request).rule_history(game, rule)
+
+
+@router.get("/games/{game}/proposals", summary="Proposals, optionally by status")
+def proposals(request: Request, game: str,
+              status: str | None = Query(None, max_length=64)) -> list[dict[str, Any]]:
+    return _service(request).proposals(game, status=status)
+
+
+@router.get("/games/{game}/proposals/{proposal}", summary="One proposal, its votes, tally")
+def proposal(request: Request, game: str, proposal: str) -> dict[str, Any]:
+    return _service(request).proposal(game, proposal)
+
+
+@router.post("/games/{game}/proposals/{proposal}/dry-run",
+             summary="What would change if the proposal were adopted now (recorded nowhere)")
+def dry_run(request: Request, game: str, proposal: str,
+            lang: str | None = None) -> dict[str, Any]:
+    return _service(request).dry_run(game, proposal, _language(request, lang))
+
+
+@router.get("/games/{game}/log", summary="The log told as sentences, a page at a time")
+def game_log(request: Request, game: str,
+             after: int = Query(0, ge=0, le=2**31, description="Entries after this seq"),
+             limit: int = Query(100, ge=1, le=LOG_LIMIT),
+             player: str | None = Query(None, max_length=64),
+             kind: Annotated[list[str] | None, Query(max_length=20)] = None,
+             lang: str | None = None) -> dict[str, Any]:
+    entries = _service(request).chronicle(game, _language(request, lang), player=player,
+                                          kinds=kind, after_seq=after, limit=limit)
+    following = entries[-1]["seq"] if len(entries) == limit else None
+    return {"entries": entries, "next_after": following}
+
+
+@router.get("/games/{game}/actions", summary="What the caller may do now",
+            responses=AUTH_PROBLEMS)
+def actions(request: Request, game: str) -> dict[str, Any]:
+    """The caller's player's actions under the rules in force (an anonymous reader's, such
+    as joining, without credentials); the officer's actions for the game's officer."""
+    service = _service(request)
+    player = None
+    officer = False
+    identity = auth.token_identity(request) if auth.bearer_token(request) else None
+    if auth.bearer_token(request) is not None and identity is None:
+        raise HTTPException(401, "The token is not valid (unknown or revoked).")
+    if identity is not None:
+        if identity[1] != game:
+            raise HTTPException(403, f"This token acts in {identity[1]}, not in {game}.")
+        player = identity[2]
+        account = identity[0]
+    else:
+        account = auth.current_account(request)
+        if account is not None:
+            player = service.accounts.role(account.id, game).player
+    if account is not None:
+        officer = service.accounts.role(account.id, game).kind == "officer"
+    result: dict[str, Any] = {
+        "game": game, "player": player,
+        "actions": [_jsonable(a) for a in service.actions_for(game, player)]}
+    if officer:
+        result["officer_actions"] = [_jsonable(a) for a in service.officer_actions(game)]
+    return result
+
+
+# --- acting --------------------------------------------------------------------------------
+_ANSWERED: OrderedDict[tuple[str, str, str], tuple[int, dict[str, Any]]] = OrderedDict()
+_ANSWERED_MAX = 10_000
+
+
+@router.post("/games/{game}/commands", summary="Act as the token's player",
+             response_model=CommandOut, responses=AUTH_PROBLEMS)
+def command(request: Request, game: str, body: CommandIn,
+            lang: str | None = None) -> Any:
+    service = _service(request)
+    player = acting_player(request, game)
+    key = (game, player, body.request_id) if body.request_id else None
+    if key is not None and key in _ANSWERED:
+        # Also deduplicated by the service (request_id) once its branch is merged; this
+        # answers a client's retry within this process without even loading the game.
+        status_code, answer = _ANSWERED[key]
+        return _command_response(status_code, answer)
+    outcome = service.perform(game, player, body.action, body.args, channel="api",
+                              request_id=body.request_id)
+    seqs = _seqs(outcome)
+    reply = service.describe_outcome(game, outcome, _language(request, lang)) \
+        if hasattr(service, "describe_outcome") else outcome.message
+    answer = {"accepted": outcome.accepted, "message": outcome.message, "seqs": seqs,
+              "reply": reply}
+    status_code = 200 if outcome.accepted else 422
+    if key is not None:
+        _ANSWERED[key] = (status_code, answer)
+        while len(_ANSWERED) > _ANSWERED_MAX:
+            _ANSWERED.popitem(last=False)
+    return _command_response(status_code, answer)
+
+
+def _command_response(status_code: int, answer: dict[str, Any]) -> Any:
+    if status_code == 200:
+        return answer
+    return problem(422, "Refused by the rules", answer["message"],
+                   kind="urn:scriba:problem:refused", accepted=False, seqs=answer["seqs"],
+                   reply=answer["reply"])
+
+
+# --- the officer ---------------------------------------------------------------------------
+@router.get("/games/{game}/players", summary="Seats: players' accounts (officer only)",
+            responses=AUTH_PROBLEMS)
+def players(request: Request, game: str) -> list[dict[str, Any]]:
+    require_officer(request, game)
+    return [{"player": s.player, "role": s.role, "email": s.email,
+             "display_name": s.display_name, "language": s.language,
+             "mail_mode": s.mail_mode} for s in _service(request).accounts.seats(game)]
+
+
+@router.post("/games/{game}/players", summary="Add a player, with their address (officer)",
+             responses=AUTH_PROBLEMS)
+def add_player(request: Request, game: str, body: PlayerIn) -> JSONResponse:
+    require_officer(request, game)
+    service = _service(request)
+    outcome = service.add_player(game, body.name)
+    if not outcome.accepted:
+        return problem(422, "Refused", outcome.message, kind="urn:scriba:problem:refused")
+    if body.email:
+        service.accounts.seat(game, body.name, body.email)
+    return JSONResponse({"accepted": True, "player": body.name}, status_code=201)
+
+
+@router.post("/games/{game}/invitations", summary="Invite a person by address (officer)",
+             responses=AUTH_PROBLEMS)
+def invite(request: Request, game: str, body: InvitationIn) -> JSONResponse:
+    require_officer(request, game)
+    token = _service(request).accounts.invite(game, body.email, body.player)
+    link = str(request.base_url).rstrip("/") + "/invitations/" + token
+    return JSONResponse({"token": token, "url": link, "email": body.email,
+                         "player": body.player}, status_code=201)
+
+
+class AdvanceIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    to: str | None = Field(default=None, max_length=64, description="An ISO time")
+    by: int | None = Field(default=None, ge=1, le=10 * 366 * 86400, description="Seconds")
+
+
+@router.post("/games/{game}/officer/commands",
+             summary="Act for an office the rules grant (officer): as the office's holder",
+             response_model=CommandOut, responses=AUTH_PROBLEMS)
+def officer_command(request: Request, game: str, body: CommandIn,
+                    lang: str | None = None) -> Any:
+    require_officer(request, game)
+    service = _service(request)
+    declared = {a.name: a for a in service.officer_actions(game)}
+    if body.action not in declared:
+        return problem(422, "Refused", f"No office holds the action '{body.action}'.",
+                       kind="urn:scriba:problem:refused")
+    offices = service.status(game).get("offices") or {}
+    holder = next((str(offices[who[7:]]) for who in declared[body.action].who
+                   if who.startswith("office:") and offices.get(who[7:])), None)
+    if holder is None:
+        return problem(422, "Refused", f"Nobody holds the office for '{body.action}'.",
+                       kind="urn:scriba:problem:refused")
+    outcome = service.perform(game, holder, body.action, body.args, channel="api",
+                              request_id=body.request_id)
+    answer = {"accepted": outcome.accepted, "message": outcome.message,
+              "seqs": _seqs(outcome),
+              "reply": service.describe_outcome(game, outcome, _language(request, lang))}
+    return _command_response(200 if outcome.accepted else 422, answer)
+
+
+@router.post("/games/{game}/advance", summary="Move a simulated clock (officer)",
+             response_model=CommandOut, responses=AUTH_PROBLEMS)
+def advance(request: Request, game: str, body: AdvanceIn, lang: str | None = None) -> Any:
+    require_officer(request, game)
+    service = _service(request)
+    if service.status(game).get("clock") != "simulated":
+        return problem(422, "Refused", "This game runs on the real clock.",
+                       kind="urn:scriba:problem:refused")
+    if (body.to is None) == (body.by is None):
+        return problem(422, "Refused", "Give either 'to' (a time) or 'by' (seconds).")
+    outcome = service.advance(game, to=body.to, by=body.by)
+    return {"accepted": outcome.accepted, "message": outcome.message, "seqs": _seqs(outcome),
+            "reply": service.describe_outcome(game, outcome, _language(request, lang))}
+
+
+def _seqs(outcome: Any) -> list[int]:
+    # The outcome's events are the last appended, so their seqs end at the new state's.
+    if outcome.state is None or not outcome.events:
+        return []
+    last = outcome.state.seq
+    return list(range(last - len(outcome.events) + 1, last + 1))
+
+
+@router.delete("/token", summary="Revoke the token this request carries", status_code=204,
+               responses=AUTH_PROBLEMS)
+def revoke_own_token(request: Request) -> Response:
+    token = auth.bearer_token(request)
+    if token is None or auth.token_identity(request) is None:
+        raise HTTPException(401, "Send the token to revoke as Authorization: Bearer TOKEN.",
+                            headers={"WWW-Authenticate": "Bearer"})
+    _service(request).accounts.revoke_token(token)
+    return Response(status_code=204)
+
+
+def problem_schema() -> dict[str, Any]:
+    return Problem.model_json_schema()
+
+
+def new_request_id() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def install_openapi(app: Any) -> None:
+    """Add the Problem schema the error responses refer to."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = build()
+            schema.setdefault("components", {}).setdefault("schemas", {})["Problem"] = \
+                problem_schema()
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi

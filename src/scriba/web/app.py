@@ -1,0 +1,331 @@
+"""The web application: pages, the JSON API and sign-in on one service.
+
+``create_app(service_or_db_url)`` builds a FastAPI app. Around it, from the outside in:
+
+- :class:`BodyGuard` refuses bodies over the size limit (413) and JSON that is not UTF-8
+  or nests deeper than :data:`JSON_DEPTH` (400) before anything parses them;
+- Starlette's ``SessionMiddleware`` keeps sign-in sessions in signed cookies;
+- the routers: the API (``/api/v1``, the only part in the OpenAPI document), the sign-in
+  pages, and every ``router`` of the modules in :mod:`scriba.web.pages`, each behind the
+  CSRF check;
+- the deadlines task (``run_deadlines=True``, as ``scriba serve`` does) fires real-clock
+  games' timers on time.
+
+Every :class:`~scriba.service.errors.ServiceError` becomes a 4xx: a problem document
+(RFC 9457, ``application/problem+json``) under ``/api/``, a short page elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import importlib
+import logging
+import os
+import pkgutil
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.sessions import SessionMiddleware
+
+from scriba.service import Service
+from scriba.service.errors import (
+    GameExists,
+    InvalidInput,
+    NotAllowed,
+    NotFound,
+    ServiceError,
+    UnknownGame,
+)
+
+log = logging.getLogger("scriba.web")
+BODY_LIMIT = 2 * 1024 * 1024   # bytes of one request body (a command is at most ~1 MB)
+JSON_DEPTH = 32                # nesting of a JSON body; the service allows 8 in arguments
+PROBLEM = "application/problem+json"
+
+
+class LockedService:
+    """The service with one lock per process around every call.
+
+    The service caches each game's state and folds new events into it in place; two
+    threads of the web server doing that at once would fold an event twice. Writes are
+    serialised by the database anyway, so one lock costs little."""
+
+    def __init__(self, service: Any, lock: threading.RLock | None = None) -> None:
+        self._service = service
+        self._lock = lock or threading.RLock()
+
+    @property
+    def unlocked(self) -> Any:
+        return self._service
+
+    @property
+    def lock(self) -> threading.RLock:
+        return self._lock
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._service, name)
+        if name == "accounts":
+            return LockedService(value, self._lock)
+        if callable(value) and not isinstance(value, type):
+            @functools.wraps(value)
+            def locked(*args: Any, **kwargs: Any) -> Any:
+                with self._lock:
+                    return value(*args, **kwargs)
+            return locked
+        return value
+
+
+# --- hostile bodies ------------------------------------------------------------------------
+def json_depth_ok(body: bytes, limit: int = JSON_DEPTH) -> bool:
+    """False if brackets outside strings nest deeper than ``limit`` (a linear scan, so a
+    crafted body cannot make the JSON parser recurse until it fails)."""
+    depth, in_string, escaped = 0, False, False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            if depth > limit:
+                return False
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return True
+
+
+def problem(status: int, title: str, detail: str, kind: str = "about:blank",
+            **extra: Any) -> JSONResponse:
+    body = {"type": kind, "title": title, "status": status, "detail": detail, **extra}
+    return JSONResponse(body, status_code=status, media_type=PROBLEM)
+
+
+class BodyGuard:
+    """ASGI middleware: bounded bodies; JSON bodies valid UTF-8 and shallow."""
+
+    def __init__(self, app: Any, limit: int = BODY_LIMIT) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length", b"0")
+        try:
+            too_big = int(declared) > self.limit
+        except ValueError:
+            await problem(400, "Bad request", "The Content-Length header is not a number."
+                          )(scope, receive, send)
+            return
+        if too_big:
+            await self._too_big(scope, receive, send)
+            return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                await self._too_big(scope, receive, send)
+                return
+        content_type = headers.get(b"content-type", b"").lower()
+        if b"json" in content_type and body:
+            refusal = None
+            try:
+                bytes(body).decode("utf-8")
+            except UnicodeDecodeError:
+                refusal = "The request body is not valid UTF-8 text."
+            if refusal is None and not json_depth_ok(bytes(body)):
+                refusal = f"The JSON body nests more than {JSON_DEPTH} levels deep."
+            if refusal:
+                await problem(400, "Bad request body", refusal)(scope, receive, send)
+                return
+        replayed = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _too_big(self, scope: Any, receive: Any, send: Any) -> None:
+        await problem(413, "Request body too large",
+                      f"A request body may have at most {self.limit} bytes."
+                      )(scope, receive, send)
+
+
+# --- errors --------------------------------------------------------------------------------
+def status_of(error: Exception) -> int:
+    if isinstance(error, UnknownGame | NotFound):
+        return 404
+    if isinstance(error, NotAllowed):
+        return 403
+    if isinstance(error, GameExists):
+        return 409
+    if isinstance(error, InvalidInput):
+        return 422
+    return 400
+
+
+TITLES = {400: "Bad request", 401: "Not signed in", 403: "Not allowed", 404: "Not found",
+          405: "Method not allowed", 409: "Conflict", 413: "Request body too large",
+          422: "Refused", 429: "Too many requests", 503: "Busy"}
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def _answer(request: Request, status: int, detail: str,
+            headers: dict[str, str] | None = None, **extra: Any) -> Response:
+    if _is_api(request):
+        response = problem(status, TITLES.get(status, "Error"), detail, **extra)
+    else:
+        response = _error_page(request, status, detail)
+    if headers:
+        response.headers.update(headers)
+    return response
+
+
+def _error_page(request: Request, status: int, detail: str) -> Response:
+    """The pages' own error page (H7's layout, the reader's language), else plain text."""
+    try:
+        from scriba.web.pages import common
+        reader = common.reader_for(request)
+        return common.render(request, "error.html", reader, status_code=status,
+                             message=detail, status=status)
+    except Exception:  # noqa: BLE001 - an error page must never fail in turn
+        return PlainTextResponse(detail, status_code=status)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ServiceError)
+    async def service_error(request: Request, error: ServiceError) -> Response:
+        return _answer(request, status_of(error), str(error))
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        return _answer(request, getattr(error, "status_code", 400),
+                       str(getattr(error, "detail", "")),
+                       headers=getattr(error, "headers", None))
+
+    # FastAPI's HTTPException is Starlette's; routing raises Starlette's for 404 and 405.
+    app.add_exception_handler(StarletteHTTPException, http_error)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, error: RequestValidationError) -> Response:
+        problems = []
+        for item in error.errors()[:10]:
+            where = ".".join(str(part) for part in item.get("loc", ()))
+            problems.append(f"{where}: {item.get('msg', 'invalid')}")
+        return _answer(request, 422, "; ".join(problems) or "The request is not valid.",
+                       errors=[{"loc": [str(p) for p in item.get("loc", ())],
+                                "msg": str(item.get("msg", ""))}
+                               for item in error.errors()[:10]])
+
+    @app.exception_handler(RecursionError)
+    async def too_deep(request: Request, error: RecursionError) -> Response:
+        return _answer(request, 400, "The request is nested too deeply.")
+
+    @app.exception_handler(ValueError)
+    async def bad_value(request: Request, error: ValueError) -> Response:
+        # A value the service's own parsing refused (a malformed time, say).
+        return _answer(request, 422, str(error)[:500] or "A value is not valid.")
+
+    @app.exception_handler(LookupError)
+    async def lookup(request: Request, error: LookupError) -> Response:
+        # The store's own UnknownGame, should a path reach it unwrapped.
+        return _answer(request, 404, "Not found.")
+
+
+# --- the app -------------------------------------------------------------------------------
+def _secret(service: Any, given: str | None) -> str:
+    return given or os.environ.get("SCRIBA_SECRET") or service.accounts.server_secret()
+
+
+def _page_routers() -> list[Any]:
+    try:
+        package = importlib.import_module("scriba.web.pages")
+    except ImportError:
+        return []
+    routers = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"scriba.web.pages.{info.name}")
+        router = getattr(module, "router", None)
+        if router is not None and hasattr(router, "routes"):
+            routers.append(router)
+    return routers
+
+
+def create_app(service_or_db_url: Service | str | None = None, *, secret: str | None = None,
+               https_only: bool | None = None, run_deadlines: bool = False,
+               body_limit: int = BODY_LIMIT, tick_interval: float | None = None) -> FastAPI:
+    """The ASGI app on a service (or a new one on the database URL; $SCRIBA_DB by default).
+
+    ``https_only`` marks the session cookie Secure; by default it follows $SCRIBA_HTTPS
+    (set it when a proxy serves the site over https)."""
+    from scriba.web import api, auth, deadlines
+
+    owned = not isinstance(service_or_db_url, Service)
+    raw = service_or_db_url if not owned else Service(service_or_db_url)
+    service = LockedService(raw)
+    if https_only is None:
+        https_only = os.environ.get("SCRIBA_HTTPS", "") not in ("", "0", "false", "no")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        task = None
+        if run_deadlines:
+            task = asyncio.create_task(deadlines.run(service, tick_interval))
+        try:
+            yield
+        finally:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            if owned:
+                raw.close()
+
+    app = FastAPI(title="Scriba", version="1", lifespan=lifespan,
+                  openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs",
+                  redoc_url=None,
+                  description="Games of Nomic: read them, and act as your player with a "
+                              "personal token (`Authorization: Bearer TOKEN`, from "
+                              "`scriba token GAME PLAYER`).")
+    app.state.service = service
+    install_error_handlers(app)
+    app.include_router(api.router)
+    api.install_openapi(app)
+    app.include_router(auth.router)
+    for router in _page_routers():
+        app.include_router(router, include_in_schema=False,
+                           dependencies=[Depends(auth.csrf_protect)])
+    static = os.path.join(os.path.dirname(__file__), "static")
+    if os.path.isdir(static):
+        app.mount("/static", StaticFiles(directory=static), name="static")
+    app.add_middleware(SessionMiddleware, secret_key=_secret(service, secret),
+                       session_cookie="scriba_session", max_age=30 * 86400,
+                       same_site="lax", https_only=https_only)
+    app.add_middleware(BodyGuard, limit=body_limit)
+    return app

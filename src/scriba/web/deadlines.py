@@ -1,0 +1,65 @@
+"""Deadlines on time, with no cron: ``scriba serve`` fires real-clock games' due timers.
+
+Every ``interval`` seconds (1 by default, $SCRIBA_TICK_INTERVAL) the task looks at each
+real-clock game and, when one of its timers is due, asks the service to ``tick`` it.
+
+Exactly once, even with several server processes on one PostgreSQL database: a tick
+appends the timer's events with their sequence numbers, and the store's unique
+(game, seq) lets only one process append them. The loser gets a conflict, re-reads the
+game — where the timer has fired and is gone — and finds nothing left to fire. (The
+service branch adds a per-game lock on top; this does not rely on it.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any
+
+log = logging.getLogger("scriba.deadlines")
+
+
+def tick_due(service: Any) -> dict[str, int]:
+    """Fire the due timers of every real-clock game once; events appended per game."""
+    fired: dict[str, int] = {}
+    raw = getattr(service, "unlocked", service)
+    lock = getattr(service, "lock", None)
+    for game in raw.games():
+        game_id = game["id"]
+        try:
+            if lock is not None:
+                with lock:
+                    count = _tick_one(raw, game_id)
+            else:
+                count = _tick_one(raw, game_id)
+        except Exception:  # noqa: BLE001 - one broken game must not stop the others
+            log.exception("deadlines: ticking %s failed; trying again later", game_id)
+            continue
+        if count:
+            fired[game_id] = count
+    return fired
+
+
+def _tick_one(service: Any, game_id: str) -> int:
+    state = service.load(game_id)
+    if state.clock != "real" or state.ended:
+        return 0
+    now = service.now(state)
+    if not any(timer["at"] <= now for timer in state.timers.values()):
+        return 0
+    outcome = service.tick(game_id)
+    if outcome.events:
+        log.info("deadlines: %s fired %d events", game_id, len(outcome.events))
+    return len(outcome.events)
+
+
+async def run(service: Any, interval: float | None = None) -> None:
+    """Run until cancelled (the server's shutdown)."""
+    interval = interval or float(os.environ.get("SCRIBA_TICK_INTERVAL", "1"))
+    while True:
+        try:
+            await asyncio.to_thread(tick_due, service)
+        except Exception:  # noqa: BLE001 - e.g. the database briefly unreachable
+            log.exception("deadlines: a round of ticks failed")
+        await asyncio.sleep(interval)

@@ -1,0 +1,236 @@
+"""What every page needs: the service, the reader, their language and time zone, rendering.
+
+The pages read the signed-in account, the CSRF token and the service through
+:mod:`scriba.web.auth` (H5's module); when a piece is missing (tests of the pages alone,
+the static site) the page still renders for an anonymous reader.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+from scriba.service import errors
+from scriba.web import i18n
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+STATIC = Path(__file__).resolve().parent.parent / "static"
+FLASH_COOKIE = "scriba_flash"
+
+
+@dataclass
+class Reader:
+    """Who reads a page: nobody, or an account with its seat in this game."""
+
+    account: Any = None
+    player: str | None = None
+    officer: bool = False
+    language: str = i18n.DEFAULT_LANGUAGE
+    timezone: str = "UTC"
+    csrf: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def signed_in(self) -> bool:
+        return self.account is not None
+
+
+def _auth() -> Any:
+    try:
+        from scriba.web import auth
+    except ImportError:  # the pages alone, without H5's app
+        return None
+    return auth
+
+
+def service_of(request: Request) -> Any:
+    auth = _auth()
+    getter = getattr(auth, "service_from", None) or getattr(auth, "get_service", None)
+    if getter is not None:
+        return getter(request)
+    return request.app.state.service
+
+
+def account_of(request: Request) -> Any:
+    auth = _auth()
+    getter = getattr(auth, "current_account", None)
+    if getter is None:
+        return None
+    try:
+        return getter(request)
+    except errors.ServiceError:
+        return None
+
+
+def csrf_of(request: Request) -> str:
+    auth = _auth()
+    getter = getattr(auth, "csrf_token", None)
+    return getter(request) if getter is not None else ""
+
+
+def check_csrf(request: Request, form: Any) -> None:
+    """H5's CSRF check; raises NotAllowed on a missing or forged token."""
+    auth = _auth()
+    checker = getattr(auth, "check_csrf", None) or getattr(auth, "verify_csrf", None)
+    if checker is None:
+        raise errors.NotAllowed("forms are closed: the server has no CSRF protection")
+    checker(request, form)
+
+
+def reader_for(request: Request, game_id: str | None = None,
+               game_language: str | None = None) -> Reader:
+    service = service_of(request)
+    account = account_of(request)
+    reader = Reader(account=account)
+    if account is not None and game_id is not None:
+        accounts = getattr(service, "accounts", None)
+        role = accounts.role(account.id, game_id) if accounts is not None else None
+        if role is not None:
+            reader.player = getattr(role, "player", None)
+            reader.officer = getattr(role, "kind", "") == "officer"
+    reader.language = (i18n.supported(request.query_params.get("lang"))
+                       or i18n.supported(request.cookies.get(i18n.LANGUAGE_COOKIE))
+                       or i18n.supported(getattr(account, "language_chosen", None))
+                       or i18n.supported(game_language)
+                       or i18n.supported(getattr(account, "language", None))
+                       or i18n.DEFAULT_LANGUAGE)
+    reader.timezone = (getattr(account, "timezone", None)
+                       or request.cookies.get(i18n.TIMEZONE_COOKIE) or "UTC")
+    if str(i18n.zone(reader.timezone)) != reader.timezone:
+        reader.timezone = "UTC"
+    reader.csrf = csrf_of(request) if account is not None else ""
+    return reader
+
+
+# --- links: absolute paths on the server, relative ones in the static site ---------------
+def game_path(game_id: str, *parts: str) -> str:
+    return "/games/" + "/".join([quote(game_id, safe="")] + [quote(p, safe="") for p in parts])
+
+
+class Links:
+    """Builds the address of a page; the static site overrides it with relative files."""
+
+    static_site = False
+
+    def __call__(self, path: str, **query: Any) -> str:
+        query = {k: v for k, v in query.items() if v not in (None, "")}
+        return path + ("?" + urlencode(query) if query else "")
+
+    def asset(self, name: str) -> str:
+        return "/static/" + name
+
+
+def environment() -> Environment:
+    env = _ENV.get("env")
+    if env is None:
+        env = Environment(loader=FileSystemLoader(str(TEMPLATES)),
+                          autoescape=select_autoescape(["html", "xml", "atom"]),
+                          trim_blocks=True, lstrip_blocks=True)
+        from scriba.web.pages import format as formatting
+        formatting.install(env)
+        _ENV["env"] = env
+    return env
+
+
+_ENV: dict[str, Environment] = {}
+
+
+def context(reader: Reader, links: Links | None = None, **values: Any) -> dict[str, Any]:
+    language = reader.language
+    return {
+        "reader": reader, "lang": language, "languages": i18n.LANGUAGES,
+        "_": i18n.gettext_for(language), "ngettext": i18n.ngettext_for(language),
+        "url": links or Links(), "game_path": game_path,
+        "when": lambda text, form="medium": i18n.when(text, language, reader.timezone, form),
+        "countdown": lambda deadline, now=None: i18n.countdown(deadline, now, language),
+        **values,
+    }
+
+
+def render_text(template: str, ctx: dict[str, Any]) -> str:
+    return environment().get_template(template).render(ctx)
+
+
+def render(request: Request, template: str, reader: Reader, status_code: int = 200,
+           **values: Any) -> HTMLResponse:
+    ctx = context(reader, request=request, path=request.url.path,
+                  flash=take_flash(request), **values)
+    response = HTMLResponse(render_text(template, ctx), status_code=status_code)
+    if ctx["flash"]:
+        response.delete_cookie(FLASH_COOKIE, path="/")
+    return response
+
+
+def error_page(request: Request, reader: Reader, error: Exception) -> HTMLResponse:
+    """A refusal as a page: 404 for what does not exist, 400/403 for bad input or rights."""
+    status = 400
+    if isinstance(error, errors.UnknownGame | errors.NotFound):
+        status = 404
+    elif isinstance(error, errors.NotAllowed):
+        status = 403
+    return render(request, "error.html", reader, status_code=status,
+                  message=str(error), status=status)
+
+
+# --- flash messages: the outcome of a form, shown once after the redirect ----------------
+FLASH_BYTES = 3500  # browsers drop a cookie over 4 KB: a long outcome is shortened
+
+
+def flash_value(message: str, accepted: bool) -> str:
+    value = quote(("1" if accepted else "0") + message)
+    if len(value) <= FLASH_BYTES:
+        return value
+    cut = message
+    while len(value) > FLASH_BYTES:
+        cut = cut[: min(len(cut) - 1, len(cut) * FLASH_BYTES // len(value))]
+        value = quote(("1" if accepted else "0") + cut + " …")
+    return value
+
+
+def redirect_with_flash(target: str, message: str, accepted: bool) -> RedirectResponse:
+    response = RedirectResponse(target, status_code=303)
+    response.set_cookie(FLASH_COOKIE, flash_value(message, accepted), path="/",
+                        httponly=True, samesite="lax", max_age=120)
+    return response
+
+
+def take_flash(request: Request) -> dict[str, Any] | None:
+    raw = request.cookies.get(FLASH_COOKIE)
+    if not raw:
+        return None
+    from urllib.parse import unquote
+    text = unquote(raw)
+    return {"accepted": text[:1] == "1", "message": text[1:]}
+
+
+# --- exactly once per form: a token in the form, remembered here too ----------------------
+_SEEN: OrderedDict[str, tuple[str, bool]] = OrderedDict()
+_SEEN_LIMIT = 5000
+
+
+def new_request_id() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def seen(request_id: str) -> tuple[str, bool] | None:
+    return _SEEN.get(request_id)
+
+
+def remember(request_id: str, message: str, accepted: bool) -> None:
+    _SEEN[request_id] = (message, accepted)
+    while len(_SEEN) > _SEEN_LIMIT:
+        _SEEN.popitem(last=False)
+
+
+def safe_markup(html: str) -> Markup:
+    """HTML we built ourselves from escaped parts (Pygments output, diffs)."""
+    return Markup(html)

@@ -1,0 +1,247 @@
+"""The games, and one game now: where it stands and what the reader may do; forms act."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from scriba.service import errors
+from scriba.web import i18n
+from scriba.web.pages import common
+
+router = APIRouter()
+
+
+def game_info(status: dict[str, Any]) -> dict[str, Any]:
+    return {"id": status["game"], "name": status.get("name") or status["game"],
+            "language": status.get("language") or "en", "ruleset": status.get("ruleset")}
+
+
+def check_game_id(game_id: str, language: str) -> None:
+    """No game id holds control characters or runs this long; refuse them here, before
+    a database that cannot even compare them (PostgreSQL and NUL) is asked."""
+    if len(game_id) > 200 or any(ord(c) < 32 or ord(c) == 127 for c in game_id):
+        _ = i18n.gettext_for(language)
+        raise errors.UnknownGame(_("There is no game %(game)s.", game=repr(game_id[:40])))
+
+
+def open_game(request: Request, game_id: str) -> tuple[Any, dict[str, Any], common.Reader]:
+    """The service, the game's status and the reader; UnknownGame propagates."""
+    check_game_id(game_id, common.reader_for(request).language)
+    service = common.service_of(request)
+    status = service.status(game_id)
+    reader = common.reader_for(request, game_id, status.get("language"))
+    return service, status, reader
+
+
+def page(request: Request, game_id: str, build: Any) -> Response:
+    """Render a game page, or the refusal as a 4xx page in the reader's language."""
+    try:
+        service, status, reader = open_game(request, game_id)
+    except errors.ServiceError as error:
+        return common.error_page(request, common.reader_for(request), error)
+    try:
+        return build(service, status, reader)
+    except errors.ServiceError as error:
+        return common.render(request, "error.html", reader, status_code=_status_of(error),
+                             message=str(error), status=_status_of(error),
+                             game=game_info(status), rule_lang=status.get("language"))
+
+
+def _status_of(error: Exception) -> int:
+    if isinstance(error, errors.UnknownGame | errors.NotFound):
+        return 404
+    return 403 if isinstance(error, errors.NotAllowed) else 400
+
+
+@router.get("/", response_class=HTMLResponse)
+def games_index(request: Request) -> Response:
+    service = common.service_of(request)
+    reader = common.reader_for(request)
+    games = []
+    for row in service.games():
+        try:
+            status = service.status(row["id"])
+        except errors.ServiceError:
+            continue
+        games.append({"id": row["id"], "name": status.get("name") or row["id"],
+                      "ruleset": status.get("ruleset"), "period": status.get("period"),
+                      "language": status.get("language"), "ended": status.get("ended")})
+    return common.render(request, "index.html", reader, games=games, current="index")
+
+
+@router.get("/language")
+def choose_language(request: Request, lang: str = "", next: str = "/") -> Response:
+    """Remember the reader's language in a cookie (and in their account when signed in)."""
+    target = next if next.startswith("/") and not next.startswith("//") else "/"
+    response = RedirectResponse(target, status_code=303)
+    language = i18n.supported(lang)
+    if language:
+        response.set_cookie(i18n.LANGUAGE_COOKIE, language, max_age=3600 * 24 * 365,
+                            path="/", samesite="lax")
+    return response
+
+
+def game_context(service: Any, game_id: str, status: dict[str, Any],
+                 reader: common.Reader) -> dict[str, Any]:
+    summary = service.summary(game_id)
+    players = summary["players"]
+    keys = sorted({k for values in players.values() for k in values if k != "status"})
+    proposals = service.proposals(game_id)
+    words = service.words(game_id, reader.language) if hasattr(service, "words") else None
+    return {
+        "labels": dict(getattr(words, "variables", None) or {}),
+        "office_labels": dict(getattr(words, "offices", None) or {}),
+        "game": game_info(status), "status": status, "rule_lang": status.get("language"),
+        "clock_now": status.get("now") or summary.get("time"),
+        "players": players, "player_keys": keys,
+        "players_active": status.get("players") or [n for n, p in players.items()
+                                                    if p.get("status") == "active"],
+        "open_proposals": [p for p in proposals if p.get("status") == "open"],
+        "offices": summary.get("offices") or {}, "assets": summary.get("assets") or {},
+        "game_vars": summary.get("vars") or {},
+        "rules": service.rules_at(game_id),
+    }
+
+
+@router.get("/games/{game_id}", response_class=HTMLResponse)
+def game_page(request: Request, game_id: str) -> Response:
+    def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
+        ctx = game_context(service, game_id, status, reader)
+        ctx["rules"] = [r for r in ctx["rules"] if r.get("in_force")]
+        actions = service.actions_for(game_id, reader.player) if reader.player else []
+        return common.render(
+            request, "game.html", reader, current="game", actions=actions,
+            request_ids={a.name: common.new_request_id() for a in actions},
+            act_target=lambda name: common.game_path(game_id, "act", name), **ctx)
+    return page(request, game_id, build)
+
+
+# --- acting: one POST per action, then back to the game page -----------------------------
+@router.post("/games/{game_id}/act/{action}")
+async def act(request: Request, game_id: str, action: str) -> Response:
+    form = await request.form()
+    # The service is called from the thread pool: it blocks, and it holds a lock.
+    return await run_in_threadpool(_act, request, game_id, action, form)
+
+
+def _act(request: Request, game_id: str, action: str, form: Any) -> Response:
+    back = common.game_path(game_id)
+    try:
+        service, status, reader = open_game(request, game_id)
+    except errors.ServiceError as error:
+        return common.error_page(request, common.reader_for(request), error)
+    _ = i18n.gettext_for(reader.language)
+    if not reader.signed_in:
+        return RedirectResponse(common.Links()("/signin", next=back), status_code=303)
+    try:
+        common.check_csrf(request, form)
+    except errors.ServiceError as error:
+        return common.render(request, "error.html", reader, status_code=403,
+                             message=str(error), status=403, game=game_info(status))
+    if not reader.player:
+        return common.redirect_with_flash(
+            back, _("You have no seat in this game: you can read it, not play it."), False)
+    request_id = str(form.get("request_id") or "")[:100] or None
+    if request_id and (earlier := common.seen(request_id)) is not None:
+        return common.redirect_with_flash(back, *earlier)
+    declared = {a.name: a for a in service.actions_for(game_id, reader.player)}
+    try:
+        args = form_arguments(form, declared.get(action), _)
+        outcome = service.perform(game_id, reader.player, action, args, channel="web",
+                                  request_id=request_id)
+        message = service.describe_outcome(game_id, outcome, reader.language)
+        accepted = bool(outcome.accepted)
+    except errors.ServiceError as error:
+        message, accepted = str(error), False
+    if request_id:
+        common.remember(request_id, message, accepted)
+    return common.redirect_with_flash(back, message, accepted)
+
+
+class FormError(errors.InvalidInput):
+    pass
+
+
+def form_arguments(form: Any, action: Any, _: Any) -> dict[str, Any]:
+    """The action's arguments from the form: typed as the rules declare them."""
+    params: dict[str, str] = dict(getattr(action, "params", None) or {})
+    args: dict[str, Any] = {}
+    for key, raw in form.multi_items():
+        if not key.startswith("a_") or not isinstance(raw, str):
+            continue
+        name, value = key[2:], raw.strip()
+        if value == "":
+            continue
+        kind = params.get(name, "str").rstrip("?")
+        args[name] = _typed(name, value, kind, _)
+    if getattr(action, "kind", None) == "propose" or any(k.startswith("c_") for k in form):
+        changes = _changes(form, _)
+        if changes:
+            args["changes"] = changes
+    return args
+
+
+def _typed(name: str, value: str, kind: str, _: Any) -> Any:
+    if kind == "int":
+        try:
+            return int(value)
+        except ValueError:
+            raise FormError(_("%(name)s must be a whole number.", name=name)) from None
+    if kind == "bool":
+        return value.lower() in ("true", "1", "yes", "on")
+    if kind in ("changes", "list", "dict", "any"):
+        return _yaml(value, name, _)
+    return value
+
+
+def _yaml(text: str, name: str, _: Any) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except RecursionError:  # nested past Python's stack: refuse, as the service would
+        raise FormError(_("%(name)s is not valid YAML%(where)s.", name=name,
+                          where="")) from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" ({mark.line + 1}:{mark.column + 1})" if mark is not None else ""
+        raise FormError(_("%(name)s is not valid YAML%(where)s.", name=name,
+                          where=where)) from None
+
+
+def _changes(form: Any, _: Any) -> list[Any]:
+    """The structured rule change (one) plus any written as YAML."""
+    kind = str(form.get("c_type") or "")
+    rule = str(form.get("c_rule") or "").strip()
+    title = str(form.get("c_title") or "").strip()
+    text = str(form.get("c_text") or "").replace("\r\n", "\n").strip()
+    code = str(form.get("c_code") or "").replace("\r\n", "\n").rstrip()
+    changes: list[Any] = []
+    if kind == "enact" and (title or text or code):
+        body = {"title": title, "text": text}
+        if code:
+            body["code"] = code + "\n"
+        changes.append({"enact": body})
+    elif kind == "amend" and (rule or text or code):
+        body = {"rule": rule}
+        if text:
+            body["text"] = text
+        if code:
+            body["code"] = code + "\n"
+        if title:
+            body["title"] = title
+        changes.append({"amend": body})
+    elif kind == "repeal" and rule:
+        changes.append({"repeal": {"rule": rule}})
+    more = str(form.get("c_yaml") or "").strip()
+    if more:
+        extra = _yaml(more, _("More changes"), _)
+        if isinstance(extra, dict):
+            extra = [extra]
+        if not isinstance(extra, list):
+            raise FormError(_("The further changes must be a YAML list."))
+        changes += extra
+    return changes

@@ -1,0 +1,194 @@
+"""The officer's page: invitations, players, the clock, and the actions offices hold."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from scriba.service import errors
+from scriba.web import i18n
+from scriba.web.pages import common
+from scriba.web.pages.game import form_arguments, game_context, game_info, open_game, page
+
+router = APIRouter()
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def duration(text: str) -> int | None:
+    """ "3d", "12h", "1d 6h" → seconds; anything else → None."""
+    parts = re.findall(r"(\d+)\s*([smhdw])", text.strip().lower())
+    if not parts or re.sub(r"[\d\ssmhdw]", "", text.strip().lower()):
+        return None
+    return sum(int(n) * _UNITS[u] for n, u in parts)
+
+
+def invitation_link(request: Request, token: str) -> str:
+    auth = common._auth()
+    builder = getattr(auth, "invitation_path", None)
+    path = builder(token) if builder is not None else f"/invitations/{token}"
+    return str(request.base_url).rstrip("/") + path
+
+
+def _holder(action: Any, offices: dict[str, Any]) -> str | None:
+    for who in action.who:
+        if who.startswith("office:") and offices.get(who[7:]):
+            return str(offices[who[7:]])
+    return None
+
+
+@router.get("/games/{game_id}/officer", response_class=HTMLResponse)
+def officer_page(request: Request, game_id: str) -> Response:
+    def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
+        _ = i18n.gettext_for(reader.language)
+        if not reader.officer:
+            raise errors.NotAllowed(_("Only the game's officer may open this page."))
+        ctx = game_context(service, game_id, status, reader)
+        actions = service.officer_actions(game_id)
+        accounts = service.accounts
+        return common.render(
+            request, "officer.html", reader, current="officer", **ctx,
+            seats=accounts.seats(game_id), invitations=accounts.invitations(game_id),
+            actions=actions, holders={a.name: _holder(a, ctx["offices"]) for a in actions},
+            request_ids={a.name: common.new_request_id() for a in actions},
+            act_target=lambda name: common.game_path(game_id, "officer", "act", name),
+            new_link=request.query_params.get("invited"))
+    return page(request, game_id, build)
+
+
+def _officer_form(request: Request, game_id: str, form: Any) -> tuple[Any, Any, Any, Any]:
+    """The form, service, status and reader of an officer's POST; raises when refused."""
+    service, status, reader = open_game(request, game_id)
+    _ = i18n.gettext_for(reader.language)
+    if not reader.signed_in or not reader.officer:
+        raise errors.NotAllowed(_("Only the game's officer may do this."))
+    common.check_csrf(request, form)
+    return form, service, status, reader
+
+
+def _refused(request: Request, game_id: str, error: errors.ServiceError) -> Response:
+    try:
+        _service, status, reader = open_game(request, game_id)
+    except errors.ServiceError:
+        return common.error_page(request, common.reader_for(request), error)
+    code = 404 if isinstance(error, errors.UnknownGame) else 403
+    return common.render(request, "error.html", reader, status_code=code, message=str(error),
+                         status=code, game=game_info(status))
+
+
+@router.post("/games/{game_id}/officer/invite")
+async def invite(request: Request, game_id: str) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(_invite, request, game_id, form)
+
+
+def _invite(request: Request, game_id: str, form: Any) -> Response:
+    back = common.game_path(game_id, "officer")
+    try:
+        form, service, _status, reader = _officer_form(request, game_id, form)
+    except errors.ServiceError as error:
+        return _refused(request, game_id, error)
+    _ = i18n.gettext_for(reader.language)
+    try:
+        token = service.accounts.invite(game_id, str(form.get("email") or ""),
+                                        str(form.get("player") or ""))
+    except errors.ServiceError as error:
+        return common.redirect_with_flash(back, str(error), False)
+    link = invitation_link(request, token)
+    # The link is shown once, on this answer only: it is the invitation's secret.
+    return common.render(request, "invited.html", reader, game=game_info(_status),
+                         link=link, email=str(form.get("email")), player=str(form.get("player")),
+                         message=_("Invitation made."))
+
+
+@router.post("/games/{game_id}/officer/player")
+async def add_player(request: Request, game_id: str) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(_add_player, request, game_id, form)
+
+
+def _add_player(request: Request, game_id: str, form: Any) -> Response:
+    back = common.game_path(game_id, "officer")
+    try:
+        form, service, _status, reader = _officer_form(request, game_id, form)
+    except errors.ServiceError as error:
+        return _refused(request, game_id, error)
+    _ = i18n.gettext_for(reader.language)
+    name = str(form.get("name") or "").strip()
+    try:
+        outcome = service.add_player(game_id, name)
+        message = service.describe_outcome(game_id, outcome, reader.language) \
+            if outcome.accepted else outcome.message
+        return common.redirect_with_flash(back, message or _("Done."), outcome.accepted)
+    except errors.ServiceError as error:
+        return common.redirect_with_flash(back, str(error), False)
+
+
+@router.post("/games/{game_id}/officer/advance")
+async def advance(request: Request, game_id: str) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(_advance, request, game_id, form)
+
+
+def _advance(request: Request, game_id: str, form: Any) -> Response:
+    back = common.game_path(game_id, "officer")
+    try:
+        form, service, status, reader = _officer_form(request, game_id, form)
+    except errors.ServiceError as error:
+        return _refused(request, game_id, error)
+    _ = i18n.gettext_for(reader.language)
+    if status.get("clock") != "simulated":
+        return common.redirect_with_flash(back, _("This game runs on the real clock."), False)
+    text = str(form.get("by") or "")
+    target = str(form.get("to") or "").strip()
+    seconds = duration(text) if text.strip() else None
+    if target == "deadline":
+        target = status.get("deadline") or ""
+    if seconds is None and not target:
+        return common.redirect_with_flash(
+            back, _("Write how long, e.g. 3d or 12h, or move to the next deadline."), False)
+    try:
+        outcome = service.advance(game_id, to=target or None, by=seconds)
+        message = service.describe_outcome(game_id, outcome, reader.language)
+    except errors.ServiceError as error:
+        return common.redirect_with_flash(back, str(error), False)
+    return common.redirect_with_flash(back, message or _("The clock moved."), True)
+
+
+@router.post("/games/{game_id}/officer/act/{action}")
+async def officer_act(request: Request, game_id: str, action: str) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(_officer_act, request, game_id, action, form)
+
+
+def _officer_act(request: Request, game_id: str, action: str, form: Any) -> Response:
+    back = common.game_path(game_id, "officer")
+    try:
+        form, service, status, reader = _officer_form(request, game_id, form)
+    except errors.ServiceError as error:
+        return _refused(request, game_id, error)
+    _ = i18n.gettext_for(reader.language)
+    request_id = str(form.get("request_id") or "")[:100] or None
+    if request_id and (earlier := common.seen(request_id)) is not None:
+        return common.redirect_with_flash(back, *earlier)
+    declared = {a.name: a for a in service.officer_actions(game_id)}
+    if action not in declared:
+        return common.redirect_with_flash(back, _("No office holds that action."), False)
+    holder = _holder(declared[action], status.get("offices") or {})
+    if holder is None:
+        return common.redirect_with_flash(back, _("Nobody holds the office for this."), False)
+    try:
+        args = form_arguments(form, declared[action], _)
+        outcome = service.perform(game_id, holder, action, args, channel="web",
+                                  request_id=request_id)
+        message, accepted = service.describe_outcome(game_id, outcome, reader.language), \
+            bool(outcome.accepted)
+    except errors.ServiceError as error:
+        message, accepted = str(error), False
+    if request_id:
+        common.remember(request_id, message, accepted)
+    return common.redirect_with_flash(back, message, accepted)
+

@@ -1,0 +1,162 @@
+"""Whole games by mail only: a DecameroNomic Giornata and an Anderwelt round.
+
+Every player's action arrives as a letter (SMTP into Scriba's intake server, signed with
+the players' domain's DKIM key, or sent to a personal address); every answer, announcement
+and report leaves through the outbox to a real SMTP server.
+"""
+
+from __future__ import annotations
+
+import smtplib
+from collections.abc import Iterator
+
+import pytest
+
+from scriba.mail.intake import Intake
+from scriba.mail.send import SmtpTransport, deliver_once, smtp_target
+from scriba.mail.server import IntakeController
+from scriba.service.outbox import Outbox
+from scriba.service.service import Service
+
+from .conftest import DOMAIN, Keys, letter, seat_all
+from .smtp_parts import MailServer, free_port
+
+
+class Post:
+    """Scriba's intake server on loopback plus the mail server its outbox delivers to."""
+
+    def __init__(self, service: Service, keys: Keys) -> None:
+        keys.publish("players.test")
+        self.keys = keys
+        self.intake = Intake(service, dnsfunc=keys.dnsfunc)
+        self.port = free_port()
+        self.server = IntakeController(self.intake, "127.0.0.1", self.port)
+        self.out = MailServer()
+
+    def send(self, sender: str, to: str, body: str, subject: str = "mossa",
+             sign: bool = True, **kwargs: object) -> None:
+        raw = letter(sender, to, body, subject=subject, **kwargs)
+        if sign:
+            raw = self.keys.sign(raw, "players.test")
+        with smtplib.SMTP("127.0.0.1", self.port) as client:
+            client.sendmail(sender, [to], raw)
+
+    def deliver(self) -> dict[str, int]:
+        return deliver_once(self.intake.outbox, SmtpTransport(smtp_target(self.out.url())))
+
+    def inbox(self, address: str) -> list[str]:
+        return [f"{m['Subject']}\n{m.get_content()}" for m in self.out.collector.to(address)]
+
+
+@pytest.fixture
+def post(mail_service: Service, keys: Keys) -> Iterator[Post]:
+    post = Post(mail_service, keys)
+    post.server.start()
+    post.out.start()
+    yield post
+    post.server.stop()
+    post.out.stop()
+
+
+def test_a_decameronomic_giornata_by_mail(mail_service: Service, post: Post) -> None:
+    service = mail_service
+    players = ["Anna", "Bruno", "Carla", "Dario"]
+    service.create_game("decameronomic", game_id="dec", players=players,
+                        offices={"King": "Anna", "Scriba": "Carla"},
+                        start="2026-03-02T09:00:00Z")
+    mail = seat_all(service, "dec", players)
+    game = f"scriba+dec@{DOMAIN}"
+    # Carla writes from her personal address, unsigned
+    carla = f"scriba+dec.{post.intake.mailroom.secret('dec', 'Carla')}@{DOMAIN}"
+    post.send(mail["Carla"], carla, "proposta: Banchetto\nlabel: p3\n"
+              "Ogni Giornata si apre con un banchetto.\n", sign=False)
+    # Bruno: one letter with two proposals and his vote on Carla's
+    post.send(mail["Bruno"], game,
+              "Cari tutti,\n\nproposta: Saluti\nlabel: p1\nOgni giocatore saluta il Re.\n\n"
+              "proposta: Congedi\nlabel: p2\nletter: 1\nOgni giocatore si congeda.\n"
+              "```\ndef query_congedo(game, args):\n    return \"addio\"\n```\n\n"
+              "vota p3 favorevole rating=7\n\n-- \nBruno\n")
+    # Dario: the votes on Bruno's letter together, as rule 2600 wants, and on p3
+    post.send(mail["Dario"], game, "vote_letter\nvota p1 favorevole\nvota p2 contrario\n\n"
+              "vota p3 favorevole\n")
+    # the King: his votes, and his veto of p3, by letter
+    post.send(mail["Anna"], game, "vote_letter\nvota p1 favorevole\nvota p2 favorevole\n\n"
+              "veto p3\n\nOn Mon, 2 Mar 2026, Bruno <bruno@players.test> wrote:\n"
+              "> vota p3 favorevole\n")
+    post.send(mail["Carla"], carla, "vote_letter\nvota p1 favorevole\nvota p2 contrario\n",
+              sign=False)
+    proposals = {p["label"]: p for p in service.proposals("dec")}
+    assert set(proposals) == {"p1", "p2", "p3"}
+    assert proposals["p2"]["changes"][0]["code"].startswith("def query_congedo")
+    assert all(letter["status"] == "decided" for letter in post.intake.mailroom.letters())
+    votes = proposals["p1"]["votes"]
+    assert set(votes) == {"Anna", "Bruno", "Carla", "Dario"}
+
+    # the Giornata ends; its report reaches every player
+    service.advance("dec", to="2026-03-16T09:00:01Z")
+    proposals = {p["label"]: p for p in service.proposals("dec")}
+    assert proposals["p1"]["status"] == "adopted"
+    assert proposals["p3"]["status"] == "vetoed" or proposals["p3"].get("reason") == "veto"
+    counts = post.deliver()
+    assert counts["retry"] == counts["failed"] == 0
+    for player in players:
+        box = post.inbox(mail[player])
+        reports = [m for m in box if "Giornata 1" in m.split("\n", 1)[0]]
+        assert reports, f"{player} got no report of Giornata 1: {[b[:60] for b in box]}"
+        assert "p1" in reports[-1]
+    # Bruno got one receipt for his letter, answering its four commands in order
+    [receipt] = [m for m in post.inbox(mail["Bruno"]) if m.startswith("R: mossa")]
+    assert receipt.index("> proposta: Saluti") < receipt.index("> proposta: Congedi") \
+        < receipt.index("> vota p3")
+    assert "Cari tutti" in receipt  # the greeting is answered as not understood
+    # everyone else heard of Bruno's proposals, as the seeds require
+    for player in ("Anna", "Carla", "Dario"):
+        assert any("Bruno" in m and "p1" in m for m in post.inbox(mail[player]))
+    # the veto was announced too
+    assert any("veto" in m.lower() and "p3" in m for m in post.inbox(mail["Carla"]))
+
+
+def test_an_anderwelt_round_by_mail(mail_service: Service, post: Post) -> None:
+    service = mail_service
+    players = ["Anna", "Bert", "Cora"]
+    service.create_game("anderwelt", game_id="aw", players=players, offices={"GM": "Max"},
+                        start="2026-03-01T10:00:00Z", seed=4)
+    mail = seat_all(service, "aw", players)
+    game = f"scriba+aw@{DOMAIN}"
+    # the GM is the game's officer, not a player: his letters act as the GM
+    gm = service.accounts.create_account("max@players.test", "Max", language="de")
+    service.accounts.set_officer("aw", gm.id)
+    post.send("max@players.test", game, "set_zat deadline=2026-03-08T18:00\n",
+              subject="ZAT")
+    assert service.status("aw")["deadline"] == "2026-03-08T18:00:00Z"
+    post.send(mail["Anna"], game, "Vorschlag: Grußpflicht\nclass: R\n"
+              "Jeder Spieler grüßt den GM.\n\nnomic_number 5\n\n"
+              "press Hallo Anderwelt!\n\nAm 1. März 2026 schrieb Max <max@gm.test>:\n"
+              "> Bitte die Züge bis zum ZAT.\n", subject="Zug Runde 1")
+    post.send(mail["Bert"], game, "nomic_number 7\n", subject="Zug")
+    # a day before the ZAT, Cora (who has not moved) is reminded, the others are not
+    service.advance("aw", to="2026-03-07T20:00:00Z")
+    post.deliver()
+    reminders = {p: [m for m in post.inbox(mail[p]) if "Erinnerung" in m] for p in players}
+    assert reminders["Cora"] and not reminders["Anna"] and not reminders["Bert"]
+    # Cora's move arrives after the ZAT: refused, and her round is an NMR
+    service.advance("aw", to="2026-03-08T19:00:00Z")
+    post.send(mail["Cora"], game, "nomic_number 3\n", subject="Zug")
+    [cora] = [x for x in post.intake.mailroom.letters() if x["player"] == "Cora"]
+    assert cora["status"] == "decided" and "ZAT" in cora["result"]
+    players_now = service.summary("aw")["players"]
+    nmr = [e["payload"]["player"] for e in service.log("aw")
+           if e["type"] == "notice" and e["payload"].get("kind") == "nmr"]
+    assert nmr == ["Cora"]  # Anna and Bert moved by letter before the ZAT
+    assert players_now["Cora"]["points"] < players_now["Bert"]["points"]
+    post.deliver()
+    [receipt] = [m for m in post.inbox(mail["Cora"]) if m.startswith("AW: Zug")]
+    assert "ZAT" in receipt
+    # the round ends when the GM opens the next one: its report reaches every player
+    post.send("max@players.test", game, "as Max\nset_zat\ndays: 7\n", subject="Runde 2")
+    assert service.status("aw")["period"] == "Runde 2"
+    post.deliver()
+    for player in players:
+        [report] = [m for m in post.inbox(mail[player]) if m.startswith("[aw] Runde 1")]
+        assert "Cora" in report and "Nomic-Punkte" in report
+    assert Outbox(service).messages(status="pending") == []

@@ -1,0 +1,75 @@
+"""A real ``scriba serve`` process on loopback for the page tests (H7), and sign-in."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+SCRIBA = str(Path(sys.executable).with_name("scriba"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Server:
+    """``scriba serve`` on a fresh port; stopped (and its output kept) on ``stop``."""
+
+    def __init__(self, db_url: str, log: Path) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = log
+        env = {**os.environ, "SCRIBA_DB": db_url, "SCRIBA_SECRET": "test-secret-" + "x" * 24}
+        self._out = log.open("wb")
+        self.process = subprocess.Popen(
+            [SCRIBA, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", db_url],
+            stdout=self._out, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("scriba serve stopped:\n" + log.read_text(errors="replace"))
+            try:
+                if httpx.get(self.base + "/", timeout=2).status_code < 500:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("scriba serve did not answer:\n" + log.read_text(errors="replace"))
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._out.close()
+
+
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def csrf_of(html: str) -> str:
+    match = CSRF.search(html)
+    assert match, "no CSRF token in the page"
+    return match.group(1)
+
+
+def signed_in(base: str, email: str, password: str) -> httpx.Client:
+    """An HTTP client with a session: the sign-in form filled as a browser would."""
+    client = httpx.Client(base_url=base, timeout=30, follow_redirects=False)
+    page = client.get("/signin")
+    answer = client.post("/signin", data={"email": email, "password": password,
+                                          "csrf_token": csrf_of(page.text), "next": "/"})
+    assert answer.status_code == 303, answer.text[:500]
+    return client

@@ -1,0 +1,34 @@
+"""The operator's commands: ``scriba token`` (the token is the last line), ``scriba revoke``,
+``scriba officer``; run as processes, as an operator would."""
+
+from __future__ import annotations
+
+import subprocess
+
+from serving import SCRIBA, run_scriba
+
+from scriba.service import Service
+
+
+def test_token_revoke_and_officer(tmp_path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    service = Service(db)
+    service.create_game("suber", game_id="g", players=["Anna", "Bruno"])
+    token = run_scriba("token", "g", "Anna", "--label", "bot", "--db", db).splitlines()[-1]
+    assert service.accounts.token_identity(token)[1:] == ("g", "Anna")
+    assert "1 token(s) revoked" in run_scriba("revoke", token, "--db", db)
+    assert service.accounts.token_identity(token) is None
+    run_scriba("token", "g", "Bruno", "--db", db)
+    run_scriba("token", "g", "Bruno", "--db", db)
+    assert "2 token(s) revoked" in run_scriba("revoke", "--game", "g", "--player", "Bruno",
+                                               "--db", db)
+    refused = subprocess.run([str(SCRIBA), "token", "g", "Nobody", "--db", db],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "Nobody" in refused.stdout + refused.stderr
+    made = subprocess.run([str(SCRIBA), "officer", "g", "boss@example.org", "--db", db],
+                          input="boss password\nboss password\n", capture_output=True,
+                          text=True, timeout=60)
+    assert made.returncode == 0, made.stdout + made.stderr
+    boss = service.accounts.authenticate("boss@example.org", "boss password")
+    assert boss is not None and service.accounts.role(boss.id, "g").kind == "officer"
+    service.close()
