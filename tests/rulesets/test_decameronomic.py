@@ -5,7 +5,6 @@ combat of gladiators; the queries; and that repealing a rule removes its mechani
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,13 +18,6 @@ SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_1e5868767
 DAY = 24 * 3600
 ANNOTATION = re.compile(r"^\[(emendata|promulgata) su proposta di (\S+) (del |dell')"
                         r"(\d+)\.(\d+)\.(\d+)\]$")
-
-
-@pytest.fixture
-def service() -> Iterator[Service]:
-    svc = Service("sqlite://")
-    yield svc
-    svc.close()
 
 
 def _game(service: Service, players: list[str] | None = None) -> str:
