@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from agora_corpus import CORPUS, needs_corpus
 
 from scriba.agora.annotations import parse_annotation, render_annotation
 from scriba.agora.crosscheck import crosscheck
@@ -24,11 +24,8 @@ from scriba.agora.history import (
 from scriba.agora.measure import compare_slr, history_lines, measure_flr
 from scriba.agora.report import build_report, format_report
 
-CORPUS = Path(__file__).parents[2].parent / "shared" / "corpora" / "agora"
 FLR = CORPUS / "flr-2026-07-05.txt"
 SLR = CORPUS / "slr.txt"
-
-needs_corpus = pytest.mark.skipif(not FLR.exists(), reason=f"Agora corpus not found at {CORPUS}")
 
 
 @pytest.fixture(scope="module")

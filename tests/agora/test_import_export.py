@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from agora_corpus import CORPUS, needs_corpus
 from typer.testing import CliRunner
 
 from scriba.agora.bundle import RULES_DIR, coded_rule_ids
@@ -20,7 +21,7 @@ from scriba.cli.main import app
 from scriba.rulesets import load_ruleset
 from scriba.service.service import Service
 
-CORPUS = Path(__file__).parents[2].parent / "shared" / "corpora" / "agora"
+pytestmark = needs_corpus
 FLR = CORPUS / "flr-2026-07-05.txt"
 KERNEL = Path(__file__).parents[2] / "src" / "scriba" / "kernel"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from agora_corpus import CORPUS, needs_corpus
 from typer.testing import CliRunner
 
 from scriba.agora.assessor import load_directory
@@ -19,7 +20,7 @@ from scriba.agora.retally import TEMPORARY_TITLE, RetallyResult, retally_records
 from scriba.cli.main import app
 from scriba.service.service import Service
 
-CORPUS = Path(__file__).parents[2].parent / "shared" / "corpora" / "agora"
+pytestmark = needs_corpus
 ASSESSOR = CORPUS / "assessor-json"
 FESTIVAL = "8607-8629"
 

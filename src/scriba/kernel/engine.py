@@ -19,6 +19,7 @@ from scriba.kernel.effects import EffectContext, effect_to_events
 from scriba.kernel.errors import InvalidEffect, Refused
 from scriba.kernel.events import Event, apply_event, make_event
 from scriba.kernel.host import CodeInfo, HookResult, RuleHost, RuleRef
+from scriba.kernel.registry import NOT_DISPATCHED, undeclared_notice
 from scriba.kernel.state import ACTIVE, GameState, natural_key
 from scriba.kernel.timeutil import normalize, to_ts
 from scriba.kernel.view import build_view
@@ -26,7 +27,6 @@ from scriba.kernel.view import build_view
 CANONICAL_CHOICES = ("for", "against", "abstain")
 # A command whose reactions keep producing events past this is refused as runaway.
 MAX_EVENTS_PER_COMMAND = 5000
-NOT_DISPATCHED = {"rule_code_aborted", "command_refused", "changes_due", "rule_change_failed"}
 _KIND_PARAMS: dict[str, dict[str, str]] = {
     "propose": {"changes": "changes", "label": "str?", "title": "str?", "text": "str?"},
     "vote": {"proposal": "proposal", "choice": "any"},
@@ -473,7 +473,11 @@ class _Run:
                 if not isinstance(effects, list):
                     raise InvalidEffect(f"{hook} must return a list of effects, got {effects!r}")
                 converted: list[Event] = []
+                declared = self.engine.info(dict(order)[result.rule_id]).declarations
                 for effect in effects:
+                    problem = undeclared_notice(effect, declared.get("notices"))
+                    if problem:
+                        raise InvalidEffect(problem)
                     converted += effect_to_events(self.state, effect, ctx)
                 produced += converted
             except InvalidEffect as invalid:

@@ -11,17 +11,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from scriba.kernel.changes import apply_change
+from scriba.kernel.registry import RECORD_ONLY
 from scriba.kernel.state import ACTIVE, GameState
+from scriba.kernel.upgrade import stamp, upgrade
 
 Event = dict[str, Any]
 
-# Events recorded for the record only: they change nothing but the sequence and time.
-RECORD_ONLY = {"command_refused", "action_taken", "rule_code_aborted", "clock_advanced",
-               "rule_change_failed", "changes_due", "game_started"}
-
 
 def make_event(type_: str, time: str, actor: str | None = None, **payload: Any) -> Event:
-    return {"seq": 0, "type": type_, "time": time, "actor": actor, "payload": payload}
+    return stamp({"seq": 0, "type": type_, "time": time, "actor": actor, "payload": payload})
 
 
 def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
@@ -32,6 +30,7 @@ def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
 
 
 def apply_event(state: GameState, event: Event) -> None:
+    event = upgrade(event)  # an event of an older schema, as the handlers know it now
     state.seq = event["seq"]
     state.time = max(state.time, event["time"])
     handler = _HANDLERS.get(event["type"])

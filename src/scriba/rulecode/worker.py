@@ -21,7 +21,8 @@ from typing import Any
 
 import starlark as sl
 
-DECLARATION_HOOKS = ("actions", "variables", "offices")
+from scriba.kernel.registry import DECLARATIONS as DECLARATION_HOOKS
+from scriba.kernel.registry import hook_name_error
 _CACHE_SIZE = 512
 _MAX_TRANSFORM_DEPTH = 8
 
@@ -191,6 +192,9 @@ class Worker:
             self._note_panic(exc)
             return {"error": _error_text(exc)}
         hooks = self.box.hooks_of(digest)
+        refused = [e for e in map(hook_name_error, hooks) if e]
+        if refused:  # a misspelt hook would silently never be called
+            return {"error": "; ".join(refused)}
         declarations: dict[str, Any] = {}
         for hook in DECLARATION_HOOKS:
             if hook in hooks:
