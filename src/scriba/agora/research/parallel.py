@@ -14,11 +14,11 @@ from multiprocessing import get_context
 from multiprocessing.util import Finalize
 from pathlib import Path
 
-from scriba.agora.assessor import AssessorFile, load_directory
-from scriba.agora.festival import DefaultStrengthPeriod, recover_all
-from scriba.agora.numbering import enactments, highest_before
-from scriba.agora.recount import agreement
-from scriba.agora.retally import (
+from scriba.agora.research.assessor import AssessorFile, load_directory
+from scriba.agora.research.festival import DefaultStrengthPeriod, recover_all
+from scriba.agora.research.numbering import enactments, highest_before
+from scriba.agora.research.recount import agreement
+from scriba.agora.research.retally import (
     Progress,
     RetallyResult,
     merge,
@@ -78,14 +78,19 @@ def _in_parallel(records: list[AssessorFile], periods: dict[str, DefaultStrength
 
 
 def retally(directory: Path, db_url: str = IN_MEMORY, progress: Progress | None = None,
-            jobs: int | None = None) -> RetallyResult:
-    """Load every Assessor file of `directory`, replay it, and count what matches."""
+            jobs: int | None = None, service: Service | None = None) -> RetallyResult:
+    """Load every Assessor file of `directory`, replay it, and count what matches.
+
+    With a ``service`` the files are replayed one after the other in it (tests pass one
+    running rule code in-process)."""
     started = time.perf_counter()
     records = load_directory(directory)
     periods = recover_all(records)
     highest = highest_rules(records, directory.parent / RULES_DATA)
     jobs = default_jobs() if jobs is None else jobs
-    if jobs > 1 and db_url == IN_MEMORY:
+    if service is not None:
+        result = retally_records(records, service, periods, progress, highest)
+    elif jobs > 1 and db_url == IN_MEMORY:
         result = _in_parallel(records, periods, highest, jobs, progress)
     else:
         service = Service(db_url)
