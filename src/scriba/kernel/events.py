@@ -124,6 +124,8 @@ def _proposal_resolved(state: GameState, p: dict[str, Any], event: Event) -> Non
     proposal["status"] = p["outcome"]
     proposal["resolved"] = event["time"]
     proposal["tally"] = p.get("tally") or {}
+    if p.get("reason") is not None:  # why: veto, quorum, deferral, ... (rulecode/api.py)
+        proposal["reason"] = p["reason"]
 
 
 def _rule_changed(state: GameState, p: dict[str, Any], event: Event) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from scriba.kernel.host import CodeInfo, HookResult, RuleRef
 from scriba.rulecode.pool import WorkerPool
+from scriba.rulecode.std import version_of as std_version
 from scriba.rulecode.worker import code_hash
 
 DEFAULT_BUDGET = 2000  # check_cancelled polls: 0.1-0.4 s of tight Starlark loops here
@@ -51,7 +52,8 @@ class SandboxHost:
     def call(self, order: list[RuleRef], targets: list[str], hook: str,
              view: dict[str, Any], args: list[Any]) -> list[HookResult]:
         answer = self._ask(order, {"op": "call", "targets": targets, "hook": hook,
-                                   "view_json": _encode(view), "args": args})
+                                   "view_json": _encode(view), "args": args,
+                                   "std": std_version(view.get("settings"))})
         failure = _failure(answer)
         if failure and len(targets) > 1:
             # The batch died (e.g. one rule exhausted memory): ask each rule on its own so
@@ -66,7 +68,8 @@ class SandboxHost:
                   value: Any, context: Any) -> tuple[Any, list[HookResult]]:
         answer = self._ask(order, {"op": "transform", "name": name,
                                    "view_json": _encode(view), "value": value,
-                                   "context": context})
+                                   "context": context,
+                                   "std": std_version(view.get("settings"))})
         failure = _failure(answer)
         if failure:
             return value, [HookResult("*", error=failure)]
