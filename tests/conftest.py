@@ -25,13 +25,19 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
-def rule_host() -> InProcessHost:
-    """One in-process host for the whole run: its compile cache is shared, like a worker's."""
-    return InProcessHost()
+def rule_host() -> Iterator[InProcessHost | None]:
+    """One in-process host for the whole run: its compile cache is shared, like a worker's.
+
+    SCRIBA_TEST_HOST=sandbox gives every service its own sandbox workers instead, as
+    before the in-process host (to compare, or to run everything in the sandbox)."""
+    if os.environ.get("SCRIBA_TEST_HOST") == "sandbox":
+        yield None
+        return
+    yield InProcessHost()
 
 
 @pytest.fixture(scope="session")
-def make_service(rule_host: InProcessHost) -> Callable[..., Service]:
+def make_service(rule_host: InProcessHost | None) -> Callable[..., Service]:
     """``make_service(url, **options)``: a Service on ``url`` running rule code in-process."""
     def make(url: str = "sqlite://", **options: Any) -> Service:
         return Service(url, host=rule_host, **options)

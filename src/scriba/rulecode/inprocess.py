@@ -3,9 +3,9 @@
 It is the sandbox host with the worker processes taken out: the same
 :class:`~scriba.rulecode.worker.Worker` (same ``Sandbox``, same compile cache, same step
 budget, same plain-data checks) answers the same requests, only through a method call
-instead of a pipe. Requests and answers still go through JSON so that what rule code sees
-and returns is exactly what it would across the pipe (tuples become lists, keys become
-strings). What it does not give: the address-space limit and the wall-clock kill, which
+instead of a pipe. Requests are copied through JSON and answers are built fresh by the
+worker's plain-data check, so what rule code sees and returns is what it would across
+the pipe (tuples become lists, keys become strings). What it does not give: the address-space limit and the wall-clock kill, which
 need a separate process — tests about those use :class:`~scriba.rulecode.host.SandboxHost`.
 Never use it to serve games: rule code would share the server's memory.
 """
@@ -29,7 +29,11 @@ class InProcessPool:
         self._lock = threading.Lock()  # one Worker is not safe to share between threads
 
     def request(self, payload: dict[str, Any]) -> dict[str, Any]:
-        request = json.loads(json.dumps(payload))
+        # A copy through JSON, as across the pipe; the view is already a JSON string and
+        # is passed as it is (copying it again would double the cost of every call).
+        request = json.loads(json.dumps({k: v for k, v in payload.items() if k != "view_json"}))
+        if "view_json" in payload:
+            request["view_json"] = payload["view_json"]
         with self._lock:
             if self.worker.poisoned:  # what the pool does after an out-of-memory panic
                 self.worker = Worker()
@@ -41,7 +45,9 @@ class InProcessPool:
             except BaseException as exc:  # noqa: BLE001 - Rust panics: as the worker's loop does
                 self.worker._note_panic(exc)
                 answer = {"fatal": _error_text(exc)}
-        return json.loads(json.dumps(answer))
+        # The worker's answers are already fresh plain data (_plain builds new lists and
+        # dicts with string keys), so they need no second copy.
+        return answer
 
     def pids(self) -> list[int]:
         return []
