@@ -5,8 +5,9 @@ It is the sandbox host with the worker processes taken out: the same
 budget, same plain-data checks) answers the same requests, only through a method call
 instead of a pipe. Requests are copied through JSON and answers are built fresh by the
 worker's plain-data check, so what rule code sees and returns is what it would across
-the pipe (tuples become lists, keys become strings). What it does not give: the address-space limit and the wall-clock kill, which
-need a separate process — tests about those use :class:`~scriba.rulecode.host.SandboxHost`.
+the pipe (tuples become lists, keys become strings). What it does not give: the
+address-space limit and the wall-clock kill, which need a separate process — tests about
+those use :class:`~scriba.rulecode.host.SandboxHost`.
 Never use it to serve games: rule code would share the server's memory.
 """
 
