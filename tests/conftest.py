@@ -1,4 +1,10 @@
-"""Shared fixtures: a service on an in-memory SQLite, and a real PostgreSQL when present."""
+"""Shared fixtures: a service on an in-memory SQLite, and a real PostgreSQL when present.
+
+Tests run rule code in-process (:class:`InProcessHost`: the sandbox's own Sandbox, budget
+and plain-data checks, no worker processes) unless they are about the sandbox itself —
+memory limits, killed workers — which ask for ``sandbox_service`` or build a
+``SandboxHost``. ``make_service(url)`` builds more services on the shared in-process host.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +12,48 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from scriba.rulecode.inprocess import InProcessHost
 from scriba.service.service import Service
 
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="session")
+def rule_host() -> Iterator[InProcessHost | None]:
+    """One in-process host for the whole run: its compile cache is shared, like a worker's.
+
+    SCRIBA_TEST_HOST=sandbox gives every service its own sandbox workers instead, as
+    before the in-process host (to compare, or to run everything in the sandbox)."""
+    if os.environ.get("SCRIBA_TEST_HOST") == "sandbox":
+        yield None
+        return
+    yield InProcessHost()
+
+
+@pytest.fixture(scope="session")
+def make_service(rule_host: InProcessHost | None) -> Callable[..., Service]:
+    """``make_service(url, **options)``: a Service on ``url`` running rule code in-process."""
+    def make(url: str = "sqlite://", **options: Any) -> Service:
+        return Service(url, host=rule_host, **options)
+    return make
+
+
 @pytest.fixture
-def service() -> Iterator[Service]:
+def service(make_service: Callable[..., Service]) -> Iterator[Service]:
+    svc = make_service("sqlite://")
+    yield svc
+    svc.close()
+
+
+@pytest.fixture
+def sandbox_service() -> Iterator[Service]:
+    """A service with real sandbox workers: for tests about memory limits and killed workers."""
     svc = Service("sqlite://")
     yield svc
     svc.close()

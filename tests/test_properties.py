@@ -5,8 +5,6 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scriba.service.service import Service
-
 PLAYERS = ["Anna", "Bruno", "Carla", "Dario"]
 ENACT = {"enact": {"title": "T", "text": "Una regola."}}
 
@@ -29,8 +27,8 @@ command = st.one_of(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(command, min_size=1, max_size=14))
-def test_any_sequence_of_commands_keeps_the_game_whole(commands):
-    service = Service("sqlite://")
+def test_any_sequence_of_commands_keeps_the_game_whole(make_service, commands):
+    service = make_service("sqlite://")
     try:
         game = service.create_game("equinomic", game_id="prop", start="2026-03-01T10:00:00Z",
                                    players=PLAYERS).game_id

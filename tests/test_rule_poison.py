@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import pytest
 
+from scriba.kernel.engine import Command
+from scriba.kernel.errors import Refused
 from scriba.kernel.limits import (
     MAX_EFFECTS_PER_CALL,
     MAX_EVENTS_PER_COMMAND,
     MAX_REACTION_DEPTH,
     MAX_VALUE_DEPTH,
 )
+from scriba.service.errors import InvalidInput
 from scriba.service.service import Service
 
 PLAYERS = ["Anna", "Bruno", "Carla"]
@@ -110,6 +113,9 @@ def test_more_than_5000_effects_abort_the_rule_not_the_vote(service, game):
 
 
 PING = '''
+def notices():
+    return ["ping"]
+
 def on_vote_cast(game, event):
     return [{"effect": "notice", "kind": "ping", "text": "ping"}]
 
@@ -119,6 +125,9 @@ def on_notice(game, event):
     return []
 '''
 PONG = '''
+def notices():
+    return ["pong"]
+
 def on_notice(game, event):
     if event.get("kind") == "ping":
         return [{"effect": "notice", "kind": "pong", "text": "pong"}]
@@ -138,6 +147,9 @@ def test_two_rules_triggering_each_other_are_stopped_with_a_clear_reason(service
 
 
 FLOOD = '''
+def notices():
+    return ["flood"]
+
 def on_vote_cast(game, event):
     return [{"effect": "notice", "kind": "flood", "text": "f"}]
 
@@ -241,8 +253,24 @@ def test_a_player_cannot_send_a_deeply_nested_argument(service, game):
     value: list = []
     for _ in range(200):
         value = [value]
-    outcome = service.perform(game, author, "propose", {"changes": [
+    before = service.load(game).seq
+    # Refused at the service's boundary, before anything is kept (the kernel refuses
+    # the same for any caller that reaches it: see test_kernel_refuses_a_deep_argument).
+    with pytest.raises(InvalidInput, match="8"):
+        service.perform(game, author, "propose", {"changes": [
+            {"enact": {"title": "Deep", "text": "x", "attributes": {"deep": value}}}]})
+    assert service.load(game).seq == before
+
+
+def test_kernel_refuses_a_deep_argument(service, game):
+    state = service.load(game)
+    author = state.vars["turn"]
+    value: list = []
+    for _ in range(200):
+        value = [value]
+    command = Command(author, "propose", {"changes": [
         {"enact": {"title": "Deep", "text": "x", "attributes": {"deep": value}}}]})
-    assert not outcome.accepted
-    assert outcome.message == ("'propose': an argument is nested more than "
-                               f"{MAX_VALUE_DEPTH} levels deep.")
+    with pytest.raises(Refused) as refused:
+        service.engine.handle(state, command, state.time)
+    assert refused.value.message_id == "argument_not_plain"
+    assert f"more than {MAX_VALUE_DEPTH} levels" in refused.value.params["reason"]

@@ -46,9 +46,9 @@ def _command(rng: random.Random, service: Service, game: str):
 
 
 @pytest.mark.parametrize("ruleset", [r.id for r in list_rulesets()])
-def test_random_commands_never_break_a_ruleset(ruleset: str) -> None:
+def test_random_commands_never_break_a_ruleset(ruleset: str, make_service) -> None:
     rng = random.Random(ruleset)
-    service = Service("sqlite://")
+    service = make_service("sqlite://")
     try:
         spec = load_ruleset(ruleset)
         players = None if spec.initial.get("players") else PLAYERS

@@ -67,9 +67,10 @@ def test_huge_allocation_is_stopped_and_the_worker_replaced(host):
     ("def f(game):\n    return __import__('os')\n", "__import__"),
 ])
 def test_no_files_no_imports_no_host_objects(host, code, expected):
+    code = code.replace("def f(", "def query_f(")  # a name the contract allows
     info = host.inspect(code)
     if info.error is None:
-        result = call(host, code)
+        result = call(host, code, hook="query_f")
         assert result.error is not None and expected in result.error
     else:
         assert expected in info.error or "not found" in info.error

@@ -98,7 +98,8 @@ def test_code_that_does_not_compile_is_refused_when_proposed(service):
     assert service.load(game).proposals == {}
 
 
-def test_code_that_exhausts_memory_when_compiled_is_refused(service):
+def test_code_that_exhausts_memory_when_compiled_is_refused(sandbox_service):
+    service = sandbox_service
     game = clockwork(service)
     hungry = {"enact": {"title": "Hungry", "text": "x", "code": "X = 'x' * 2000000000\n"}}
     outcome = service.perform(game, "Ann", "propose", {"changes": [hungry]})
@@ -113,7 +114,9 @@ def test_code_that_exhausts_memory_when_compiled_is_refused(service):
     ("    return [{'effect': 'add_var', 'player': 'Nobody', 'name': 'p', 'amount': 1}]\n",
      "no player"),
 ])
-def test_misbehaving_rule_code_is_recorded_and_the_game_goes_on(service, body, reason):
+def test_misbehaving_rule_code_is_recorded_and_the_game_goes_on(request, body, reason):
+    # Exhausting memory needs a worker with an address-space limit; the rest runs in-process.
+    service = request.getfixturevalue("sandbox_service" if reason == "memory" else "service")
     game = clockwork(service)
     code = "def on_vote_cast(game, event):\n" + body
     service.perform(game, "Ann", "propose", {"label": "p1", "changes": [
@@ -158,15 +161,15 @@ def test_due_timers_fire_before_a_command_in_a_real_clock_game(service):
     assert len(rung) == len(set(rung))
 
 
-def test_loading_from_a_snapshot_equals_replay(tmp_path):
+def test_loading_from_a_snapshot_equals_replay(tmp_path, make_service):
     url = f"sqlite:///{tmp_path / 'g.db'}"
-    first = Service(url, snapshot_every=10)
+    first = make_service(url, snapshot_every=10)
     game = clockwork(first)
     for i in range(30):
         first.perform(game, "Ann", "set_alarm", {"label": f"a{i}", "after": 60 * (i + 1)})
     first.advance(game, by=86400)
     first.close()
-    second = Service(url)
+    second = make_service(url)
     assert second.store.latest_snapshot(game) is not None
     assert second.load(game).to_json() == second.replay(game).to_json()
     second.close()
@@ -207,7 +210,8 @@ def test_malformed_scenarios_are_refused_clearly(text, message):
         load_scenario(text)
 
 
-def test_worker_killed_during_a_command_never_half_applies(service):
+def test_worker_killed_during_a_command_never_half_applies(sandbox_service):
+    service = sandbox_service
     game = clockwork(service)
     slow = ("def on_vote_cast(game, event):\n    n = 0\n    for i in range(60000000):\n"
             "        n += 1\n    return [{'effect': 'add_var', 'player': event['player'],"

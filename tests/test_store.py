@@ -6,7 +6,6 @@ import pytest
 
 from scriba.rulesets import BUNDLED
 from scriba.service.scenario import load_scenario, run_scenario
-from scriba.service.service import Service
 from scriba.store.eventstore import Conflict, EventStore
 
 
@@ -18,13 +17,13 @@ def db_url(request, tmp_path):
 
 
 
-def test_a_scenario_runs_and_replays_on_each_database(db_url, request):
-    service = Service(db_url, snapshot_every=5)
+def test_a_scenario_runs_and_replays_on_each_database(db_url, request, make_service):
+    service = make_service(db_url, snapshot_every=5)
     scenario = load_scenario(BUNDLED / "equinomic" / "scenarios" / "basic.yaml")
     result = run_scenario(service, scenario, game_id=f"basic-{request.node.callspec.id}")
     assert result.errors == []
     service.close()
-    reader = Service(db_url)  # a new process would start like this: snapshot + later events
+    reader = make_service(db_url)  # a new process would start like this: snapshot + later events
     game = result.game_id
     assert reader.load(game).to_json() == reader.replay(game).to_json()
     assert reader.store.latest_snapshot(game) is not None
@@ -32,9 +31,9 @@ def test_a_scenario_runs_and_replays_on_each_database(db_url, request):
     reader.close()
 
 
-def test_two_writers_never_lose_an_event(db_url, request):
+def test_two_writers_never_lose_an_event(db_url, request, make_service):
     game = f"race-{request.node.callspec.id}"
-    first, second = Service(db_url), Service(db_url)
+    first, second = make_service(db_url), make_service(db_url)
     first.create_game("equinomic", game_id=game, start="2026-03-01T10:00:00Z",
                       players=["Anna", "Bruno", "Carla"])
     second.load(game)  # second caches the state, then first moves on

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from agora_corpus import CORPUS, needs_corpus
 
-from scriba.agora.annotations import parse_annotation, render_annotation
-from scriba.agora.crosscheck import crosscheck
 from scriba.agora.flr import (
     parse_flr,
     render_flr,
@@ -16,19 +14,18 @@ from scriba.agora.flr import (
     ruleset_from_parts,
     ruleset_meta,
 )
-from scriba.agora.history import (
+from scriba.agora.flr.cfj import parse_annotation, render_annotation
+from scriba.agora.flr.history import (
     history_coverage,
     parse_history_line,
     render_history_line,
 )
-from scriba.agora.measure import compare_slr, history_lines, measure_flr
-from scriba.agora.report import build_report, format_report
+from scriba.agora.flr.measure import compare_slr, history_lines, measure_flr
+from scriba.agora.research.crosscheck import crosscheck
+from scriba.agora.research.report import build_report, format_report
 
-CORPUS = Path(__file__).parents[2].parent / "shared" / "corpora" / "agora"
 FLR = CORPUS / "flr-2026-07-05.txt"
 SLR = CORPUS / "slr.txt"
-
-needs_corpus = pytest.mark.skipif(not FLR.exists(), reason=f"Agora corpus not found at {CORPUS}")
 
 
 @pytest.fixture(scope="module")

@@ -8,19 +8,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from agora_corpus import CORPUS, needs_corpus
 from typer.testing import CliRunner
 
-from scriba.agora.bundle import RULES_DIR, coded_rule_ids
-from scriba.agora.exporter import export_text
 from scriba.agora.flr import parse_flr
-from scriba.agora.importer import import_flr
-from scriba.agora.measure import history_lines
-from scriba.agora.roundtrip import compare
+from scriba.agora.flr.bundle import RULES_DIR, coded_rule_ids
+from scriba.agora.flr.exporter import export_text
+from scriba.agora.flr.importer import import_flr
+from scriba.agora.flr.measure import history_lines
+from scriba.agora.flr.roundtrip import compare
 from scriba.cli.main import app
 from scriba.rulesets import load_ruleset
-from scriba.service.service import Service
 
-CORPUS = Path(__file__).parents[2].parent / "shared" / "corpora" / "agora"
+pytestmark = needs_corpus
 FLR = CORPUS / "flr-2026-07-05.txt"
 KERNEL = Path(__file__).parents[2] / "src" / "scriba" / "kernel"
 
@@ -74,8 +74,8 @@ def test_cli_export_slr_is_the_flr_without_history(imported: str, db: str,
     assert all(slr.rules[i]["text"] == flr.rules[i]["text"] for i in flr.rules)
 
 
-def test_game_holds_structured_rules(imported: str, db: str) -> None:
-    service = Service(db)
+def test_game_holds_structured_rules(imported: str, db: str, make_service) -> None:
+    service = make_service(db)
     try:
         state = service.load("agora")
     finally:
@@ -91,8 +91,8 @@ def test_game_holds_structured_rules(imported: str, db: str) -> None:
     assert state.settings["flr"]["header"]["date"] == "2026-07-05"
 
 
-def test_rules_changed_in_play_show_in_the_export(flr_text: str) -> None:
-    service = Service("sqlite://")
+def test_rules_changed_in_play_show_in_the_export(flr_text: str, make_service) -> None:
+    service = make_service("sqlite://")
     try:
         game = import_flr(service, flr_text, "agora-play",
                           offices={"Assessor": "Janet", "Promotor": "Murphy"}).state.game_id

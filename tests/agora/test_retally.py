@@ -9,17 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from agora_corpus import CORPUS, needs_corpus
 from typer.testing import CliRunner
 
-from scriba.agora.assessor import load_directory
-from scriba.agora.festival import recover, recover_all
-from scriba.agora.parallel import highest_rules, retally
-from scriba.agora.recount import agreement
-from scriba.agora.retally import TEMPORARY_TITLE, RetallyResult, retally_records
+from scriba.agora.research.assessor import load_directory
+from scriba.agora.research.festival import recover, recover_all
+from scriba.agora.research.parallel import highest_rules, retally
+from scriba.agora.research.recount import agreement
+from scriba.agora.research.retally import TEMPORARY_TITLE, RetallyResult, retally_records
 from scriba.cli.main import app
-from scriba.service.service import Service
 
-CORPUS = Path(__file__).parents[2].parent / "shared" / "corpora" / "agora"
+pytestmark = needs_corpus
 ASSESSOR = CORPUS / "assessor-json"
 FESTIVAL = "8607-8629"
 
@@ -31,7 +31,8 @@ def records():
 
 @pytest.fixture(scope="module")
 def result() -> RetallyResult:
-    return retally(ASSESSOR)
+    # The files side by side, as `scriba agora retally` does, without sandbox workers.
+    return retally(ASSESSOR, in_process=True)
 
 
 def test_every_record_is_loaded(records) -> None:
@@ -65,11 +66,11 @@ def test_retally_reproduces_every_outcome_and_total(result: RetallyResult) -> No
     assert [p.file for p in result.periods] == [FESTIVAL]
 
 
-def test_the_festival_is_a_rule_enacted_and_repealed(records) -> None:
+def test_the_festival_is_a_rule_enacted_and_repealed(records, make_service) -> None:
     festival = [r for r in records if r.name == FESTIVAL]
     highest = highest_rules(festival, CORPUS / "rules_data")
     assert highest == {FESTIVAL: 2655}  # rules_data: Rule 2655 enacted 30 Aug 2021
-    service = Service("sqlite://")
+    service = make_service("sqlite://")
     try:
         result = retally_records(festival, service, highest_rules=highest)
         log = service.log(f"agora-retally-{FESTIVAL}")
@@ -90,9 +91,9 @@ def test_the_festival_is_a_rule_enacted_and_repealed(records) -> None:
     assert not state.rules[enacted["change"]["rule"]]["in_force"]
 
 
-def test_without_the_festival_rule_the_batch_is_not_reproduced(records) -> None:
+def test_without_the_festival_rule_the_batch_is_not_reproduced(records, make_service) -> None:
     festival = [r for r in records if r.name == FESTIVAL]
-    service = Service("sqlite://")
+    service = make_service("sqlite://")
     try:
         result = retally_records(festival, service, periods={})
     finally:

@@ -5,7 +5,6 @@ combat of gladiators; the queries; and that repealing a rule removes its mechani
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,13 +18,6 @@ SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_1e5868767
 DAY = 24 * 3600
 ANNOTATION = re.compile(r"^\[(emendata|promulgata) su proposta di (\S+) (del |dell')"
                         r"(\d+)\.(\d+)\.(\d+)\]$")
-
-
-@pytest.fixture
-def service() -> Iterator[Service]:
-    svc = Service("sqlite://")
-    yield svc
-    svc.close()
 
 
 def _game(service: Service, players: list[str] | None = None) -> str:
@@ -133,11 +125,15 @@ def test_repealing_a_rule_removes_its_mechanic(service: Service) -> None:
     state = service.load(game)
     assert state.proposal_by_label("r1")["status"] == "adopted"
     assert "1900" not in [r["id"] for r in state.rules_in_force()]
-    # Without rule 1900 a transfer changes the Treasures at once.
+    # Without rule 1900 a transfer changes the Treasures at once, and so does the income
+    # earned as Giornata 2 starts (2500): Carla has 2000, + 100 earned as Giornata 1
+    # started (credited now, under 1900 then), + 106 earned now (her Economic Power after
+    # the +6 of Giornata 1).
     _act(service, game, "Carla", "give_nomica", to="Dario", amount=300)
     players = service.load(game).players
-    assert players["Carla"]["vars"]["treasure"] == 2106 - 300
-    assert players["Dario"]["vars"]["treasure"] == 2100 + 300
+    assert players["Carla"]["vars"]["economic_power"] == 106
+    assert players["Carla"]["vars"]["treasure"] == 2000 + 100 + 106 - 300
+    assert players["Dario"]["vars"]["treasure"] == 2000 + 100 + 100 + 300
     # Without rule 10 the King (now Bruno) is not a courtier and cannot vote.
     assert service.load(game).offices["King"] == "Bruno"
     _act(service, game, "Carla", "propose", label="r3", changes=[{"repeal": {"rule": "1800"}}])

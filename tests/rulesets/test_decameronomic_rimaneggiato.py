@@ -4,10 +4,6 @@ order of precedence of rule 10 deciding between rules that answer the same quest
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from scriba.rulesets import BUNDLED
 from scriba.service.scenario import load_scenario, run_scenario
 from scriba.service.service import Service
@@ -15,13 +11,6 @@ from scriba.service.service import Service
 RULESET = "decameronomic-rimaneggiato"
 WEEK = 7 * 24 * 3600
 INITIAL_ORDER = ["11", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]
-
-
-@pytest.fixture
-def service() -> Iterator[Service]:
-    svc = Service("sqlite://")
-    yield svc
-    svc.close()
 
 
 def _scenario(service: Service, name: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,13 +16,6 @@ IMMUTABLE = ["101", "102", "103", "104", "105", "106", "107", "108", "110", "111
 MUTABLE = ["205", "207", "208", "209", "210", "211", "212", "213", "301", "303", "304", "306",
            "307", "310", "311"]
 OUT_OF_FORCE = ["109", "201", "202", "203", "204", "206", "308"]
-
-
-@pytest.fixture
-def service() -> Iterator[Service]:
-    svc = Service("sqlite://")
-    yield svc
-    svc.close()
 
 
 def _vote_all(service: Service, game: str, number: int, against: tuple[str, ...] = ()) -> None:

@@ -20,8 +20,8 @@ START = "2026-03-01T10:00:00Z"
 
 
 @pytest.fixture(scope="module")
-def service():
-    service = Service("sqlite://")
+def service(make_service):
+    service = make_service("sqlite://")
     yield service
     service.close()
 

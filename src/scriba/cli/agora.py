@@ -12,12 +12,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from scriba.agora.exporter import export_text
 from scriba.agora.flr import FlrFormatError
-from scriba.agora.importer import import_flr
-from scriba.agora.parallel import retally
-from scriba.agora.retally import TEMPORARY_TITLE, RetallyResult
-from scriba.agora.roundtrip import compare, summary
+from scriba.agora.flr.exporter import export_text
+from scriba.agora.flr.importer import import_flr
+from scriba.agora.flr.roundtrip import compare, summary
+from scriba.agora.research.parallel import retally
+from scriba.agora.research.retally import TEMPORARY_TITLE, RetallyResult
 from scriba.service.errors import ServiceError
 from scriba.service.service import Service, default_db_url
 

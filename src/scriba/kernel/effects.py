@@ -101,8 +101,9 @@ def _resolve_proposal(state: GameState, e: dict[str, Any], ctx: EffectContext) -
         raise InvalidEffect(f"proposal {proposal['number']} is already {proposal['status']}")
     outcome = str(e["outcome"])
     apply = bool(e.get("apply", outcome == "adopted"))
+    reason = {} if e.get("reason") is None else {"reason": str(e["reason"])}
     return [ctx.event("proposal_resolved", proposal=proposal["number"], outcome=outcome,
-                      tally=e.get("tally") or {}, apply=apply)]
+                      tally=e.get("tally") or {}, apply=apply, **reason)]
 
 
 def _apply_changes(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:

@@ -11,17 +11,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from scriba.kernel.changes import apply_change
+from scriba.kernel.registry import RECORD_ONLY
 from scriba.kernel.state import ACTIVE, GameState, forget_derived
+from scriba.kernel.upgrade import stamp, upgrade
 
 Event = dict[str, Any]
 
-# Events recorded for the record only: they change nothing but the sequence and time.
-RECORD_ONLY = {"command_refused", "action_taken", "rule_code_aborted", "clock_advanced",
-               "rule_change_failed", "changes_due", "game_started"}
-
 
 def make_event(type_: str, time: str, actor: str | None = None, **payload: Any) -> Event:
-    return {"seq": 0, "type": type_, "time": time, "actor": actor, "payload": payload}
+    return stamp({"seq": 0, "type": type_, "time": time, "actor": actor, "payload": payload})
 
 
 def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
@@ -34,6 +32,7 @@ def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
 def apply_event(state: GameState, event: Event) -> None:
     """Apply one event in place; inside :func:`scriba.kernel.journal.trial` every change is
     noted on the state's journal first, so that it can be undone."""
+    event = upgrade(event)  # an event of an older schema, as the handlers know it now
     journal = state.__dict__.get("_journal")
     if journal is not None:
         journal.attrs(state)
@@ -152,6 +151,8 @@ def _proposal_resolved(state: GameState, p: dict[str, Any], event: Event) -> Non
     proposal["status"] = p["outcome"]
     proposal["resolved"] = event["time"]
     proposal["tally"] = p.get("tally") or {}
+    if p.get("reason") is not None:  # why: veto, quorum, deferral, ... (rulecode/api.py)
+        proposal["reason"] = p["reason"]
 
 
 def _rule_changed(state: GameState, p: dict[str, Any], event: Event) -> None:

@@ -20,6 +20,7 @@ from scriba.kernel.events import Event, apply_event, make_event
 from scriba.kernel.host import HookResult
 from scriba.kernel.in_force import aborted
 from scriba.kernel.limits import MAX_EFFECTS_PER_CALL, MAX_EVENTS_PER_COMMAND, MAX_REACTION_DEPTH
+from scriba.kernel.registry import NOT_DISPATCHED, undeclared_notice
 from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import to_ts
 from scriba.kernel.view import build_view
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from scriba.kernel.engine import Engine
 
 # Events the rules are not asked to react to.
-NOT_DISPATCHED = {"rule_code_aborted", "command_refused", "changes_due", "rule_change_failed"}
 # A fault of the kernel itself, not of a rule, could still loop: this stops it.
 HARD_LIMIT = 4 * MAX_EVENTS_PER_COMMAND
 
@@ -158,7 +158,12 @@ class Run:
             raise InvalidEffect(f"{hook} returned {len(effects)} effects; one call may return "
                                 f"at most {MAX_EFFECTS_PER_CALL}")
         converted: list[Event] = []
+        code = dict(self.engine.coded_rules(self.state)).get(result.rule_id, "")
+        declared = self.engine.info(code).declarations.get("notices") if code else None
         for effect in effects:
+            problem = undeclared_notice(effect, declared)
+            if problem:
+                raise InvalidEffect(problem)
             converted += effect_to_events(self.state, effect, ctx)
         if self._pending() + produced + len(converted) > MAX_EVENTS_PER_COMMAND:
             raise InvalidEffect(f"{hook} would take the command past {MAX_EVENTS_PER_COMMAND} "

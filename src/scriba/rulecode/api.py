@@ -47,8 +47,56 @@ Proposals' statuses are "open" or whatever outcome a rule resolved them with ("a
 resolved proposals are in the view, open ones always are.
 
 Built-in functions available to rule code besides Starlark's own: ``round(x)`` (half away
-from zero), ``floor(x)``, ``ceil(x)``, and ``transform(name, value, context)`` which
-passes ``value`` through every rule's ``transform_<name>`` in precedence order.
+from zero), ``floor(x)``, ``ceil(x)``, ``transform(name, value, context)`` which passes
+``value`` through every rule's ``transform_<name>`` in precedence order, and ``std``, the
+standard library (:data:`STD`, below).
+
+The names a rule's code may define
+==================================
+Checked when code is proposed or a game is created (a misspelt hook would silently never
+be called): the declarations ``actions``, ``variables``, ``offices``, ``notices``; ``check``;
+``on_<event type>`` for a type in :data:`EVENTS`; ``transform_<name>``; ``query_<name>``.
+Every other top-level function is a helper and its name starts with ``_``. An unknown name
+is refused with the nearest known one ("on_vote_casted: there is no event type
+'vote_casted' to react to (did you mean on_vote_cast?)").
+
+Proposal outcomes
+=================
+One vocabulary for every ruleset (``std.OUTCOMES``): a resolved proposal's ``status`` is
+
+- ``adopted`` — it passed (its changes apply unless resolved with ``apply`` False);
+- ``rejected`` — it did not pass: the votes, a veto, a rule that forbids it;
+- ``failed_quorum`` — too few voted for the vote to count at all (where a ruleset
+  distinguishes this from a rejection, as Agora does);
+- ``withdrawn`` — it left the vote without being decided: its author left or lost the turn,
+  or it was replaced by a new wording;
+- ``void`` — it was decided but the decision does not stand: annulled by a judge, or it
+  lapsed because the rule it changes was changed first.
+
+Why is in its own field, ``reason`` (``std.REASONS``: ``vote``, ``veto``, ``quorum``,
+``deferral``, ``expired``, ``author``, ``ruling``, ``tie``, or a ruleset's own word such
+as ``reworded``, ``superseded``, ``lapsed``, ``turn_ended``, ``author_left``). Resolve
+with ``std.resolve(number, "rejected", reason="veto", tally=...)``, which refuses an
+outcome outside the vocabulary where it is called. The view shows ``status`` and
+``reason`` for every resolved proposal.
+
+Notices between rules
+=====================
+A rule that emits ``notice`` effects with a ``kind`` declares those kinds::
+
+    def notices():
+        return ["round_end", "round_start"]
+
+A notice of an undeclared kind aborts the rule's call (``rule_code_aborted``). A notice
+without a kind is a plain message to the players.
+
+Event schema versions
+=====================
+Every event type has a schema version in :mod:`scriba.kernel.registry`; an event records
+it in its payload as ``"v"`` when above 1 (no ``"v"`` means version 1, as in every log
+written so far). When a payload's shape changes, the type's version goes up and
+:mod:`scriba.kernel.upgrade` gains the step from the old version, applied when old events
+are read: a game that runs for years keeps replaying.
 
 Limits: each call may run a bounded number of steps (a deterministic step budget, a few
 tenths of a second of work), use a bounded amount of memory (1 GiB of address space),
@@ -60,6 +108,8 @@ goes on as if that rule had returned nothing.
 from __future__ import annotations
 
 from typing import Any
+
+from scriba.kernel.registry import EVENT_TYPES
 
 # --- declarations (no arguments; called once per version of the code) ----------------
 
@@ -119,6 +169,23 @@ def offices() -> list[dict[str, Any]]:
     return []
 
 
+def notices() -> list[str]:
+    """The ``kind`` of every notice this rule emits; rules react to them in ``on_notice``.
+
+    A notice of a kind its rule does not declare aborts the call. Several rules may
+    declare the same kind.
+
+    Example::
+
+        def notices():
+            return ["round_end"]
+
+        def on_timer_fired(game, event):
+            return [std.notice("round_end", "The round is over.", round=3)]
+    """
+    return []
+
+
 # --- checks ---------------------------------------------------------------------------
 
 
@@ -146,22 +213,11 @@ def on_EVENT(game: dict[str, Any], event: dict[str, Any]) -> list[dict[str, Any]
     """React to an event by returning effects. Define ``on_<event type>`` for each type.
 
     ``event`` is ``{"type", "seq", "time", "time_ts", "actor", ...payload}``. The game
-    view already includes the event. Event types and their payloads:
-
-    - ``game_started`` — after the rules, variables, players and offices are in place.
-    - ``player_joined`` {player, vars}; ``player_status`` {player, status}.
-    - ``action_taken`` {action, args} — a ``plain`` action; check ``event["action"]``.
-    - ``proposal_submitted`` {number, label, author, title, text, changes, data}.
-    - ``vote_cast`` {proposal, player, choice, data}.
-    - ``vote_withdrawn`` {proposal, player}; ``proposal_updated`` {proposal, key, value}.
-    - ``proposal_resolved`` {proposal, outcome, tally, apply}: rule changes of an applied
-      proposal follow as ``rule_changed`` events after the reactions to this one.
-    - ``rule_changed`` {change, cause}.
-    - ``var_set`` {player, name, value, delta?}; ``office_set`` {office, holder}.
-    - ``timer_set`` / ``timer_fired`` {id, name, at, data, rule}; ``timer_cancelled``.
-    - ``asset_set`` {kind, id, owner, data}; ``asset_destroyed`` {kind, id}.
-    - ``notice`` {text, ...}; ``winner_declared`` {players, reason}; ``game_ended``.
-    - ``clock_advanced`` {to}.
+    view already includes the event. The event types and their payloads are listed in
+    :data:`EVENTS` (from :mod:`scriba.kernel.registry`, the one list the kernel and the
+    sandbox use too); a function ``on_<name>`` for a name not there is refused when the
+    code is proposed. ``proposal_resolved``: the rule changes of an applied proposal follow
+    as ``rule_changed`` events after the reactions to this one.
 
     Example (a turn ends when everybody has voted)::
 
@@ -234,7 +290,8 @@ EFFECTS: dict[str, str] = {
                 " (None on a side: the money comes from or goes to nowhere)",
     "set_office": '{"effect": "set_office", "office": "King", "holder": "Anna" or None}',
     "resolve_proposal": '{"effect": "resolve_proposal", "proposal": 3, "outcome": "adopted",'
-                        ' "tally": {...}, "apply": True}  (apply defaults to outcome=="adopted")',
+                        ' "reason": "vote", "tally": {...}, "apply": True}  (apply defaults to'
+                        ' outcome=="adopted"; outcomes and reasons: see "Proposal outcomes")',
     "apply_changes": '{"effect": "apply_changes", "proposal": 3}  (changes of a proposal '
                      "resolved with apply False, e.g. at the end of a round)",
     "change_rules": '{"effect": "change_rules", "changes": [...], "cause": {"kind": "decree",'
@@ -253,7 +310,8 @@ EFFECTS: dict[str, str] = {
     "destroy_asset": '{"effect": "destroy_asset", "kind": "gladiator", "id": "Spartaco"}',
     "set_status": '{"effect": "set_status", "player": "Anna", "status": "left"}',
     "add_player": '{"effect": "add_player", "player": "Carla", "vars": {"points": 10}}',
-    "notice": '{"effect": "notice", "text": "La Giornata III comincia", "kind": "decree"}',
+    "notice": '{"effect": "notice", "text": "La Giornata III comincia", "kind": "decree"}'
+              "  (a kind must be declared in the rule's notices())",
     "declare_winner": '{"effect": "declare_winner", "players": ["Anna"], "reason": "...",'
                       ' "end": True}',
     "end_game": '{"effect": "end_game", "reason": "no King can be chosen"}',
@@ -277,4 +335,82 @@ CHANGES: dict[str, str] = {
     "retitle": '{"retitle": {"rule": "201", "title": "..."}}',
     "renumber": '{"renumber": {"rule": "201", "to": "301"}}',
     "reenact": '{"reenact": {"rule": "206", "text": "optional new text"}}',
+}
+
+# --- event types (generated from the kernel's registry) --------------------------------
+
+EVENTS: dict[str, str] = {
+    name: "{" + t.fields + "}" + (f" — {t.doc}" if t.doc else "")
+    + ("" if t.dispatched else " (not dispatched: no on_ hook)")
+    for name, t in EVENT_TYPES.items()
+}
+
+# --- std: the standard library (rulecode/std), predeclared as ``std`` ----------------
+# A game keeps the std version it was created with (settings["std"]); the helpers are
+# native and check their arguments where they are called: a wrong argument aborts the
+# call with "std.<name>: ..." and the rule's line, e.g.
+#     error: StdError: std.add_var: amount must be number, got 'two'
+#      --> rule.star:8:12
+
+STD: dict[str, str] = {
+    # finding rules, players and proposals
+    "find": "std.find(items, value, key=\"number\") -> the first dict of items whose key"
+            " equals value, or None:  std.find(game[\"vars\"][\"decrees\"], 3)",
+    "replace": "std.replace(items, value, changes, key=\"number\") -> items with that dict"
+               " updated:  std.replace(decrees, 3, {\"status\": \"revoked\"})",
+    "rule": "std.rule(game[\"rules\"], \"101\") -> the rule in force, or None",
+    "proposal": "std.proposal(game[\"proposals\"], ref) -> by number or label, or None",
+    "open_proposals": "std.open_proposals(game[\"proposals\"]) -> open ones, by number",
+    # turn order
+    "next_player": "std.next_player(order, current, eligible=None, skip=None) -> [player,"
+                   " wrapped]:  std.next_player(transform(\"turn_order\","
+                   " game[\"player_order\"], {}), game[\"vars\"][\"turn\"],"
+                   " game[\"active_players\"])",
+    "reorder": "std.reorder(items, ordered) -> items with the places of ordered's members"
+               " refilled in ordered's order (a rule ordering its own class of rules)",
+    # votes and tallies
+    "vote_word": "std.vote_word(word, {\"sì\": \"for\", \"no\": \"against\"}) -> the"
+                 " choice, or None (case and spaces ignored)",
+    "tally": "std.tally(votes, weights=None, voters=None, default=1) -> {\"for\", \"against\","
+             " \"abstain\", \"voters\", \"weight\"}:  std.tally(p[\"votes\"],"
+             " weights={\"Anna\": 2})",
+    "passes": "std.passes(tally, ratio=0.5, strict=True, quorum=0, abstain_counts=False)"
+              " -> bool:  std.passes(t, ratio=2/3, strict=False, quorum=3)",
+    # rule changes
+    "changes": "std.changes(raw) -> changes as {\"type\": ...} whether written so or as"
+               " {TYPE: {...}}; malformed ones left out",
+    "touched": "std.touched(raw) -> ids of the existing rules the changes touch",
+    "enact": "std.enact(text, title=\"\", code=None, rule=None, attributes=None) -> a change",
+    "repeal": "std.repeal(rule) -> a change",
+    "amend": "std.amend(rule, text=None, title=None, code=None) -> a change",
+    # effects: checked constructors of the dicts in EFFECTS (same names and fields;
+    # required fields positional, the rest by keyword; None leaves a field out)
+    "set_var": "std.set_var(name, value, player=None)",
+    "add_var": "std.add_var(name, amount, player=None)",
+    "transfer": "std.transfer(name, amount, source, to)  (source: the paying player, None"
+                " for nowhere; `from` is a reserved word)",
+    "set_office": "std.set_office(office, holder)",
+    "resolve": "std.resolve(proposal, outcome, reason=None, tally=None, apply=None)",
+    "resolve_proposal": "std.resolve_proposal(proposal, outcome, reason=, tally=, apply=)",
+    "apply_changes": "std.apply_changes(proposal)",
+    "change_rules": "std.change_rules(changes, cause=None)",
+    "update_proposal": "std.update_proposal(proposal, key, value)",
+    "set_vote": "std.set_vote(proposal, player, choice, data=None)",
+    "withdraw_vote": "std.withdraw_vote(proposal, player)",
+    "set_timer": "std.set_timer(name, after=None, at=None, data=None)",
+    "cancel_timer": "std.cancel_timer(name)",
+    "create_asset": "std.create_asset(kind, id, owner=None, data=None)",
+    "update_asset": "std.update_asset(kind, id, owner=None, data=None)",
+    "destroy_asset": "std.destroy_asset(kind, id)",
+    "set_status": "std.set_status(player, status)",
+    "add_player": "std.add_player(player, vars=None)",
+    "notice": "std.notice(kind, text, **fields)  (kind declared in notices(), or None)",
+    "declare_winner": "std.declare_winner(players, reason=None, end=None)",
+    "end_game": "std.end_game(reason=None)",
+    "refuse": "std.refuse(message)",
+    # constants
+    "VERSION": "std.VERSION — the std version of this module's definitions",
+    "OUTCOMES": "std.OUTCOMES — the proposal outcomes (see \"Proposal outcomes\")",
+    "REASONS": "std.REASONS — the common reasons",
+    "CHOICES": "std.CHOICES — [\"for\", \"against\", \"abstain\"]",
 }

@@ -19,6 +19,7 @@ from typing import Any
 
 from scriba.kernel.host import CodeInfo, HookResult, RuleRef
 from scriba.rulecode.pool import WorkerPool
+from scriba.rulecode.std import version_of as std_version
 from scriba.rulecode.worker import COMMAND_STEPS_TEXT, WALL_CLOCK_TEXT, code_hash
 
 DEFAULT_BUDGET = 2000  # check_cancelled polls per call: 0.1-0.4 s of tight Starlark loops
@@ -125,7 +126,8 @@ class SandboxHost:
     def call(self, order: list[RuleRef], targets: list[str], hook: str,
              view: dict[str, Any], args: list[Any]) -> list[HookResult]:
         answer = self._ask(order, {"op": "call", "targets": targets, "hook": hook,
-                                   "args": args}, view)
+                                   "args": args,
+                                   "std": std_version(view.get("settings"))}, view)
         failure = _failure(answer)
         if failure and len(targets) > 1 and not answer.get("timed_out") \
                 and not answer.get("spent"):
@@ -140,7 +142,8 @@ class SandboxHost:
     def transform(self, order: list[RuleRef], name: str, view: dict[str, Any],
                   value: Any, context: Any) -> tuple[Any, list[HookResult]]:
         answer = self._ask(order, {"op": "transform", "name": name, "value": value,
-                                   "context": context}, view)
+                                   "context": context,
+                                   "std": std_version(view.get("settings"))}, view)
         failure = _failure(answer)
         if failure:
             hook = f"transform_{name}"

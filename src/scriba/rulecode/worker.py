@@ -27,7 +27,10 @@ from typing import Any
 
 import starlark as sl
 
-DECLARATION_HOOKS = ("actions", "variables", "offices")
+from scriba.kernel.registry import DECLARATIONS as DECLARATION_HOOKS
+from scriba.kernel.registry import hook_name_error
+from scriba.rulecode import std
+
 _CACHE_SIZE = 512
 _MAX_TRANSFORM_DEPTH = 8
 
@@ -54,7 +57,8 @@ class Sandbox:
     def __init__(self) -> None:
         self.modules: OrderedDict[str, sl.FrozenModule] = OrderedDict()
         self.codes: dict[str, str] = {}
-        self.globals = sl.Globals.extended_by([sl.LibraryExtension.Json])
+        self.globals = sl.Globals.extended_by([sl.LibraryExtension.Json,
+                                               sl.LibraryExtension.StructType])
         self.dialect = sl.Dialect.standard()
         self.dialect.enable_load = False
         self.dialect.enable_f_strings = True
@@ -66,6 +70,8 @@ class Sandbox:
         self.order: list[tuple[str, str]] = []
         self.view_json = "{}"
         self.depth = 0
+        self.std_version = std.CURRENT  # the calling game's, set with every request
+        self._std = std.natives(lambda: self.std_version)
 
     # --- budget ------------------------------------------------------------------------
     def _cancelled(self) -> bool:
@@ -101,8 +107,11 @@ class Sandbox:
             return self.modules[digest]
         # The view travels as a JSON string decoded inside Starlark: several times cheaper
         # than converting a Python dict value by value. A generated dispatcher does that.
-        ast = sl.parse(name, code + _dispatcher(_defined(code)), self.dialect)
+        ast = sl.parse(name, code + _dispatcher(_defined(code)) + std.binding_source(),
+                       self.dialect)
         module = sl.Module()
+        for native_name, native in self._std.items():
+            module.add_callable(native_name, native)
         module.add_callable("transform", self._transform_callback)
         module.add_callable("round", _round)
         module.add_callable("floor", lambda x: int(math.floor(x)))
@@ -199,6 +208,7 @@ class Worker:
         box.steps_left = float(request.get("steps", math.inf))
         seconds = request.get("seconds")
         box.deadline = math.inf if seconds is None else time.monotonic() + float(seconds)
+        box.std_version = std.version_of({"std": request.get("std", std.CURRENT)})
         self.used = 0
         if op == "ping":
             return {"ok": True, "pid": os.getpid()}
@@ -241,6 +251,9 @@ class Worker:
         finally:
             self.used += box.end_call()
         hooks = box.hooks_of(digest)
+        refused = [e for e in map(hook_name_error, hooks) if e]
+        if refused:  # a misspelt hook would silently never be called
+            return {"error": "; ".join(refused)}
         declarations: dict[str, Any] = {}
         for hook in DECLARATION_HOOKS:
             if hook in hooks:

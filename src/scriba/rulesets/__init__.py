@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from scriba.kernel.state import natural_key
+from scriba.rulecode.std import CURRENT as STD_CURRENT
 
 BUNDLED = Path(str(resources.files("scriba.rulesets")))
 
@@ -42,7 +43,9 @@ class Ruleset:
                      settings: dict[str, Any] | None = None) -> dict[str, Any]:
         return {
             "game_id": game_id, "name": name, "ruleset": self.id, "language": self.language,
-            "seed": seed, "clock": clock, "settings": {**self.settings, **(settings or {})},
+            "seed": seed, "clock": clock,
+            # the std version the game keeps for its whole life (rulecode/std)
+            "settings": {"std": STD_CURRENT, **self.settings, **(settings or {})},
             "rules": self.rules, "proposals": self.initial.get("proposals", []),
         }
 

@@ -24,7 +24,7 @@ def summarize(state: GameState, refusals: list[dict[str, Any]] | None = None) ->
         ],
         "proposals": [
             {"label": p.get("label"), "number": p["number"], "author": p["author"],
-             "status": p["status"],
+             "status": p["status"], "reason": p.get("reason"),
              "votes": {voter: v["choice"] for voter, v in p["votes"].items()},
              "tally": p.get("tally", {})}
             for p in state.proposals.values()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scriba.agora.dates import parse_date, render_date
+from scriba.agora.flr.dates import parse_date, render_date
 
 TITLES = {
     "flr": ("THE FULL LOGICAL RULESET", "(PART OF THE RULEKEEPOR'S MONTHLY REPORT)"),

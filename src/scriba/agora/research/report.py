@@ -1,19 +1,20 @@
 """All Agora corpus measures in one small dataclass, and a plain-text printout of it.
 
-Run `python -m scriba.agora.report [CORPUS_DIR]` to print the numbers.
+Run `python -m scriba.agora.research.report [CORPUS_DIR]` to print the numbers.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scriba.agora.crosscheck import CrosscheckResult, crosscheck
 from scriba.agora.flr import Progress, parse_flr
-from scriba.agora.measure import FlrMeasure, SlrComparison, compare_slr, measure_flr
+from scriba.agora.flr.measure import FlrMeasure, SlrComparison, compare_slr, measure_flr
+from scriba.agora.research.crosscheck import CrosscheckResult, crosscheck
 
-DEFAULT_CORPUS = Path("/work/shared/corpora/agora")
+CORPUS_ENV = "SCRIBA_AGORA_CORPUS"  # where the corpus is, when no folder is given
 FLR_FILE = "flr-2026-07-05.txt"
 SLR_FILE = "slr.txt"
 GENERATED_FLR_FILE = "ci-generated-flr.txt"  # rendered by Agora's own tool from rules_data/
@@ -29,7 +30,7 @@ class AgoraReport:
     notes: list[str] = field(default_factory=list)
 
 
-def build_report(corpus: Path = DEFAULT_CORPUS, progress: Progress | None = None) -> AgoraReport:
+def build_report(corpus: Path, progress: Progress | None = None) -> AgoraReport:
     """Parse the corpus FLR and SLR, render them back and cross-check with rules_data/."""
     flr_text = (corpus / FLR_FILE).read_text(encoding="utf-8")
     slr_text = (corpus / SLR_FILE).read_text(encoding="utf-8")
@@ -116,8 +117,11 @@ def format_report(report: AgoraReport) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    corpus = Path(args[0]) if args else DEFAULT_CORPUS
-    print(format_report(build_report(corpus)))
+    folder = args[0] if args else os.environ.get(CORPUS_ENV)
+    if not folder:
+        sys.exit(f"usage: python -m scriba.agora.research.report CORPUS_DIR "
+                 f"(or set {CORPUS_ENV})")
+    print(format_report(build_report(Path(folder))))
 
 
 if __name__ == "__main__":

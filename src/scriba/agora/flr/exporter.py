@@ -14,7 +14,7 @@ import copy
 from typing import Any
 
 from scriba.agora.flr import Rule, Ruleset, render_flr, render_slr, ruleset_from_parts
-from scriba.agora.importer import SETTINGS_KEY
+from scriba.agora.flr.importer import SETTINGS_KEY
 from scriba.kernel.changes import REVISING
 from scriba.kernel.state import GameState
 

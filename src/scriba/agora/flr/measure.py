@@ -12,8 +12,6 @@ import copy
 import re
 from dataclasses import dataclass, field
 
-from scriba.agora import annotations as ann
-from scriba.agora import history as hist
 from scriba.agora.flr import (
     Ruleset,
     parse_flr,
@@ -23,6 +21,8 @@ from scriba.agora.flr import (
     render_slr,
     table_of_contents,
 )
+from scriba.agora.flr import cfj as ann
+from scriba.agora.flr import history as hist
 
 # A rule block runs from its header line up to (not including) the next separator.
 _RULE_BLOCK = re.compile(r"^Rule (\d+)/.*?(?=^-{72}$)", re.M | re.S)

@@ -4,8 +4,8 @@ Each rule becomes a dict in the kernel rule format:
 
     {"id": "101", "title": "The Game of Agora", "text": "...", "code": None,
      "attributes": {"power": "4", "category": "The Game of Agora", "revision": 17},
-     "history": [history entries, see scriba.agora.history],
-     "annotations": [annotations, see scriba.agora.annotations]}
+     "history": [history entries, see scriba.agora.flr.history],
+     "annotations": [annotations, see scriba.agora.flr.cfj]}
 
 The rule text is stored without its six-space indent (blank lines become empty
 lines); power is kept as printed ("2.0" stays "2.0").
@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from scriba.agora import annotations as ann
-from scriba.agora import history as hist
-from scriba.agora.header import parse_header, render_header
-from scriba.agora.wrap import WIDTH, wrap
+from scriba.agora.flr import cfj as ann
+from scriba.agora.flr import history as hist
+from scriba.agora.flr.header import parse_header, render_header
+from scriba.agora.flr.wrap import WIDTH, wrap
 
 Rule = dict[str, Any]
 Progress = Callable[[int, int], None]
@@ -152,9 +152,15 @@ def _parse_preamble_sections(sections: list[list[str]], ruleset: Ruleset) -> Non
 
 
 def parse_flr(text: str, progress: Progress | None = None) -> Ruleset:
-    """Parse an Agora FLR (or SLR) into a Ruleset; `progress(done, total)` is called per rule."""
+    """Parse an Agora FLR (or SLR) into a Ruleset; `progress(done, total)` is called per rule.
+
+    Text without the layout of a ruleset is refused with :class:`FlrFormatError`, naming
+    the line where the layout breaks."""
     lines = text.split("\n")
-    first_category = lines.index(CATEGORY_LINE) if CATEGORY_LINE in lines else len(lines)
+    if CATEGORY_LINE not in lines:
+        raise FlrFormatError(f"line {len(lines)}: reached the end without a category "
+                             f"separator (a line of {WIDTH} '='): not an Agora ruleset")
+    first_category = lines.index(CATEGORY_LINE)
     preamble = _split(lines[:first_category], RULE_LINE)
     kind, header = parse_header(preamble[0])
     ruleset = Ruleset(kind=kind, header=header, categories=[], rules={})
@@ -171,17 +177,41 @@ def parse_flr(text: str, progress: Progress | None = None) -> Ruleset:
         blocks.append((Category(head[0], description), parts))
     total = sum(len(parts) for _, parts in blocks)
 
+    starts = _rule_starts(lines, first_category)
     done = 0
     for category, parts in blocks:
         ruleset.categories.append(category)
         for part in parts:
-            rule = parse_rule(part, category.name)
+            try:
+                rule = parse_rule(part, category.name)
+            except FlrFormatError as error:
+                line = starts[done] if done < len(starts) else first_category + 1
+                raise FlrFormatError(f"line {line}: {error}") from None
             ruleset.rules[rule["id"]] = rule
             category.rule_ids.append(rule["id"])
             done += 1
             if progress is not None:
                 progress(done, total)
     return ruleset
+
+
+def _rule_starts(lines: list[str], first_category: int) -> list[int]:
+    """The 1-based line number where each non-empty rule block after the first category
+    starts, in the order parse_flr meets them."""
+    starts: list[int] = []
+    start: int | None = None
+    in_head = True
+    for index in range(first_category, len(lines) + 1):
+        line = lines[index] if index < len(lines) else RULE_LINE
+        if line in (CATEGORY_LINE, RULE_LINE) or index == len(lines):
+            if start is not None:
+                starts.append(start)
+            start = None
+            in_head = line == CATEGORY_LINE
+            continue
+        if not in_head and start is None and line.strip():
+            start = index + 1
+    return starts
 
 
 # --- storing next to a game's rules --------------------------------------------------------

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scriba.agora.dates import DATE_PATTERN, parse_date, render_date
-from scriba.agora.wrap import WIDTH, unwrap, wrap
+from scriba.agora.flr.dates import DATE_PATTERN, parse_date, render_date
+from scriba.agora.flr.wrap import WIDTH, unwrap, wrap
 
 Annotation = dict[str, Any]
 

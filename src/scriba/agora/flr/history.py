@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scriba.agora.dates import DATE_PATTERN, parse_date, render_date
-from scriba.agora.wrap import WIDTH, unwrap, wrap
+from scriba.agora.flr.dates import DATE_PATTERN, parse_date, render_date
+from scriba.agora.flr.wrap import WIDTH, unwrap, wrap
 
 HistoryEntry = dict[str, Any]
 

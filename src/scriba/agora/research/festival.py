@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scriba.agora.assessor import AssessorFile
-from scriba.agora.recount import DEFAULT_STRENGTH, STRENGTHS, agreement
+from scriba.agora.research.assessor import AssessorFile
+from scriba.agora.research.recount import DEFAULT_STRENGTH, STRENGTHS, agreement
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,11 @@ from multiprocessing import get_context
 from multiprocessing.util import Finalize
 from pathlib import Path
 
-from scriba.agora.assessor import AssessorFile, load_directory
-from scriba.agora.festival import DefaultStrengthPeriod, recover_all
-from scriba.agora.numbering import enactments, highest_before
-from scriba.agora.recount import agreement
-from scriba.agora.retally import (
+from scriba.agora.research.assessor import AssessorFile, load_directory
+from scriba.agora.research.festival import DefaultStrengthPeriod, recover_all
+from scriba.agora.research.numbering import enactments, highest_before
+from scriba.agora.research.recount import agreement
+from scriba.agora.research.retally import (
     Progress,
     RetallyResult,
     merge,
@@ -26,6 +26,7 @@ from scriba.agora.retally import (
     retally_records,
     start_time,
 )
+from scriba.rulecode.inprocess import InProcessHost
 from scriba.service.service import Service
 
 IN_MEMORY = "sqlite://"
@@ -34,9 +35,11 @@ RULES_DATA = "rules_data"  # the Rulekeepor's records, next to assessor-json/ in
 _service: Service | None = None  # the service of a worker process
 
 
-def _start_worker(db_url: str) -> None:
+def _start_worker(db_url: str, in_process: bool = False) -> None:
     global _service
-    _service = Service(db_url)
+    # in_process: the rule code (the bundled agora rules) runs in this process, without
+    # sandbox workers; for tests, never for rule code players wrote.
+    _service = Service(db_url, host=InProcessHost() if in_process else None)
     Finalize(_service, _service.close, exitpriority=10)
 
 
@@ -60,13 +63,13 @@ def default_jobs() -> int:
 
 def _in_parallel(records: list[AssessorFile], periods: dict[str, DefaultStrengthPeriod],
                  highest_rules: dict[str, int | None], jobs: int,
-                 progress: Progress | None) -> RetallyResult:
+                 progress: Progress | None, in_process: bool = False) -> RetallyResult:
     result = RetallyResult(periods=list(periods.values()), baseline=agreement(records))
     total = sum(len(r.resolutions) for r in records)
     # The largest files first, so that no process is left with a big one at the end.
     ordered = sorted(records, key=lambda r: -sum(len(x.ballots) for x in r.resolutions))
     with ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), initializer=_start_worker,
-                             initargs=(IN_MEMORY,)) as pool:
+                             initargs=(IN_MEMORY, in_process)) as pool:
         futures = [pool.submit(_replay, record, periods.get(record.name),
                                highest_rules.get(record.name)) for record in ordered]
         for future in as_completed(futures):
@@ -78,15 +81,22 @@ def _in_parallel(records: list[AssessorFile], periods: dict[str, DefaultStrength
 
 
 def retally(directory: Path, db_url: str = IN_MEMORY, progress: Progress | None = None,
-            jobs: int | None = None) -> RetallyResult:
-    """Load every Assessor file of `directory`, replay it, and count what matches."""
+            jobs: int | None = None, service: Service | None = None,
+            in_process: bool = False) -> RetallyResult:
+    """Load every Assessor file of `directory`, replay it, and count what matches.
+
+    With a ``service`` the files are replayed one after the other in it. ``in_process``
+    runs the bundled rule code in the replaying processes instead of sandbox workers
+    (tests)."""
     started = time.perf_counter()
     records = load_directory(directory)
     periods = recover_all(records)
     highest = highest_rules(records, directory.parent / RULES_DATA)
     jobs = default_jobs() if jobs is None else jobs
-    if jobs > 1 and db_url == IN_MEMORY:
-        result = _in_parallel(records, periods, highest, jobs, progress)
+    if service is not None:
+        result = retally_records(records, service, periods, progress, highest)
+    elif jobs > 1 and db_url == IN_MEMORY:
+        result = _in_parallel(records, periods, highest, jobs, progress, in_process)
     else:
         service = Service(db_url)
         try:

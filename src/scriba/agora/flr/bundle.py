@@ -2,7 +2,7 @@
 
 The bundled ruleset keeps, for each rule that has code (`rules/<id>.star`), the rule's
 text as the FLR prints it (`rules/<id>.md`, with id, title, power, category and revision
-in the front matter). Run `python -m scriba.agora.bundle FLR_FILE` to write them again
+in the front matter). Run `python -m scriba.agora.flr.bundle FLR_FILE` to write them again
 from another FLR.
 """
 
@@ -60,7 +60,7 @@ def write_rule_texts(flr_text: str, rules_dir: Path = RULES_DIR) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        raise SystemExit("usage: python -m scriba.agora.bundle FLR_FILE")
+        raise SystemExit("usage: python -m scriba.agora.flr.bundle FLR_FILE")
     ids = write_rule_texts(Path(args[0]).read_text(encoding="utf-8"))
     print(f"wrote {len(ids)} rule texts: {', '.join(ids)}")
 

@@ -5,7 +5,7 @@ history, and as attributes its power, category, printed revision and CFJ annotat
 Where the bundled `agora` ruleset has code for a rule with the same id, the code is
 attached: the imported text governs, the code enforces. The FLR's header and
 categories are kept in the game's settings (``settings["flr"]``) so that the game's
-current rules can be rendered back in Agora's format (:mod:`scriba.agora.exporter`).
+current rules can be rendered back in Agora's format (:mod:`scriba.agora.flr.exporter`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scriba.agora.flr import Progress, Rule, Ruleset, parse_flr, ruleset_meta
-from scriba.agora.measure import strip_raw
+from scriba.agora.flr.measure import strip_raw
 from scriba.kernel.state import GameState
 from scriba.rulesets import load_ruleset
 from scriba.service.service import Service

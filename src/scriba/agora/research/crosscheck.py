@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from scriba.agora.flr import Ruleset
-from scriba.agora.history import HistoryEntry
+from scriba.agora.flr.history import HistoryEntry
 
 # The YAML change type that corresponds to each structured history entry.
 _YAML_TYPES = {

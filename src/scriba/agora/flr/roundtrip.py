@@ -1,14 +1,14 @@
 """The measure of an import: export the game's ruleset and compare it with the input.
 
 Rule blocks and History lines are cut from both texts by the simple scans of
-:mod:`scriba.agora.measure`, not by the parser, and compared rule by rule.
+:mod:`scriba.agora.flr.measure`, not by the parser, and compared rule by rule.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from scriba.agora.measure import first_difference, history_lines, rule_blocks
+from scriba.agora.flr.measure import first_difference, history_lines, rule_blocks
 
 
 @dataclass

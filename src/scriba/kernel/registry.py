@@ -1,0 +1,129 @@
+"""The one registry of event types and of the names rule code may define.
+
+The kernel (what rules may react to, what changes no state), the sandbox (which
+top-level names a rule's code may define), :mod:`scriba.rulecode.api` and the docs all
+read these tables; a test checks that they agree with the event handlers and effects.
+
+Every event type has a schema ``version``. An event records its version in its payload
+as ``"v"`` only when that version is above 1: events written without one are version 1,
+so every log written so far is read unchanged, and :mod:`scriba.kernel.upgrade` brings an
+older event to the current shape when it is read.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EventType:
+    name: str
+    fields: str  # the payload, as documented to rule authors
+    doc: str = ""
+    dispatched: bool = True  # rules may react to it with on_<name>
+    record_only: bool = False  # it changes nothing but the sequence number and the time
+    version: int = 1  # the current schema version of its payload
+
+
+_TYPES = [
+    EventType("game_created", "game_id, name, ruleset, language, seed, clock, settings, vars, "
+              "rules, proposals", "the first event of every game"),
+    EventType("game_started", "", "after the rules, variables, players and offices are in place",
+              record_only=True),
+    EventType("player_joined", "player, vars"),
+    EventType("player_status", "player, status"),
+    EventType("action_taken", "action, args",
+              "a plain action; check event['action']", record_only=True),
+    EventType("proposal_submitted", "number, label, author, title, text, changes, data"),
+    EventType("vote_cast", "proposal, player, choice, data"),
+    EventType("vote_withdrawn", "proposal, player"),
+    EventType("proposal_updated", "proposal, key, value"),
+    EventType("proposal_resolved", "proposal, outcome, reason?, tally, apply",
+              "the rule changes of an applied proposal follow as rule_changed events, "
+              "after the reactions to this one"),
+    EventType("rule_changed", "change, cause"),
+    EventType("var_set", "player, name, value, delta?"),
+    EventType("office_set", "office, holder"),
+    EventType("timer_set", "id, name, at, data, rule"),
+    EventType("timer_fired", "id, name, at, data, rule"),
+    EventType("timer_cancelled", "id"),
+    EventType("asset_set", "kind, id, owner, data"),
+    EventType("asset_destroyed", "kind, id"),
+    EventType("notice", "text, kind?, ...", "a message between rules or to the players"),
+    EventType("winner_declared", "players, reason, end"),
+    EventType("game_ended", "reason"),
+    EventType("clock_advanced", "to", record_only=True),
+    # Recorded for the record; rules are not asked about them.
+    EventType("command_refused", "actor, action, args, reason, message", dispatched=False,
+              record_only=True),
+    EventType("rule_code_aborted", "rule, hook, reason", dispatched=False, record_only=True),
+    EventType("rule_change_failed", "change, cause, reason, details", dispatched=False,
+              record_only=True),
+    EventType("changes_due", "proposal | changes, cause", dispatched=False, record_only=True),
+]
+
+EVENT_TYPES: dict[str, EventType] = {t.name: t for t in _TYPES}
+NOT_DISPATCHED = frozenset(t.name for t in _TYPES if not t.dispatched)
+RECORD_ONLY = frozenset(t.name for t in _TYPES if t.record_only)
+DISPATCHED = tuple(t.name for t in _TYPES if t.dispatched)
+
+# --- the names a rule's code may define at top level ---------------------------------
+
+DECLARATIONS = ("actions", "variables", "offices", "notices")
+FIXED_HOOKS = ("check",)
+PREFIXES = ("on_", "transform_", "query_")  # on_<event type>, transform_<name>, query_<name>
+
+
+def version_of(event_type: str) -> int:
+    known = EVENT_TYPES.get(event_type)
+    return known.version if known else 1
+
+
+def hook_name_error(name: str) -> str | None:
+    """Why a top-level function of rule code may not have this name, or None if it may.
+
+    Helpers start with ``_``. A misspelt hook would be silently never called, so it is
+    refused, with the nearest name the kernel knows.
+    """
+    if name.startswith("_") or name in DECLARATIONS or name in FIXED_HOOKS:
+        return None
+    if name.startswith("on_"):
+        if name[3:] in EVENT_TYPES and name[3:] not in NOT_DISPATCHED:
+            return None
+        guess = _nearest(name, [f"on_{t}" for t in DISPATCHED])
+        return (f"{name}: there is no event type {name[3:]!r} to react to"
+                + (f" (did you mean {guess}?)" if guess else ""))
+    if any(name.startswith(p) and len(name) > len(p) for p in PREFIXES):
+        return None
+    candidates = [*DECLARATIONS, *FIXED_HOOKS, *(f"on_{t}" for t in DISPATCHED)]
+    guess = _nearest(name, candidates)
+    hint = f"did you mean {guess}? " if guess else ""
+    return (f"{name}: not a hook the kernel calls ({hint}a helper's name starts with _; "
+            "hooks are actions, variables, offices, notices, check, on_<event>, "
+            "transform_<name>, query_<name>)")
+
+
+def _nearest(name: str, candidates: list[str]) -> str | None:
+    found = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    if not found:  # e.g. tranform_x: compare the prefix alone
+        head, _, rest = name.partition("_")
+        for prefix in PREFIXES:
+            if difflib.SequenceMatcher(None, head + "_", prefix).ratio() >= 0.75 and rest:
+                return prefix + rest
+    return found[0] if found else None
+
+
+def undeclared_notice(effect: object, declared: object) -> str | None:
+    """Why a rule may not emit this notice: its ``kind`` is not among the kinds it declares
+    with ``notices()`` (rules signal each other through kinds, so each has one owner)."""
+    if not isinstance(effect, dict) or effect.get("effect") != "notice":
+        return None
+    kind = effect.get("kind")
+    if kind is None:
+        return None  # a plain message to the players
+    kinds = declared if isinstance(declared, list) else []
+    if kind in kinds:
+        return None
+    return (f"notice kind {kind!r} is not declared by this rule "
+            f"(add it to notices(); declared: {', '.join(map(str, kinds)) or 'none'})")

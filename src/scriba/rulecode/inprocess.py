@@ -1,0 +1,68 @@
+"""A rule host that runs rule code in the calling process, for tests.
+
+It is the sandbox host with the worker processes taken out: the same
+:class:`~scriba.rulecode.worker.Worker` (same ``Sandbox``, same compile cache, same step
+budget, same plain-data checks) answers the same requests, only through a method call
+instead of a pipe. Requests are copied through JSON and answers are built fresh by the
+worker's plain-data check, so what rule code sees and returns is what it would across
+the pipe (tuples become lists, keys become strings). What it does not give: the
+address-space limit and the wall-clock kill, which need a separate process — tests about
+those use :class:`~scriba.rulecode.host.SandboxHost`.
+Never use it to serve games: rule code would share the server's memory.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from scriba.rulecode.host import DEFAULT_BUDGET, SandboxHost
+from scriba.rulecode.worker import Worker, _error_text
+
+
+class InProcessPool:
+    """Stands where a :class:`~scriba.rulecode.pool.WorkerPool` stands: one worker, no process."""
+
+    # No process to kill: the wall clock only bounds the command's budget (the worker
+    # checks it at each poll), as it does in a real worker.
+    wall_clock = 10.0
+
+    def __init__(self) -> None:
+        self.worker = Worker()
+        self.respawns = 0
+        self._lock = threading.Lock()  # one Worker is not safe to share between threads
+
+    def request(self, payload: dict[str, Any], timeout: float | None = None,
+                extra: bytes | None = None) -> dict[str, Any]:
+        # A copy through JSON, as across the pipe; the view (``extra``) is already JSON
+        # and is passed as it is (copying it again would double the cost of every call).
+        request = json.loads(json.dumps(payload))
+        view_json = extra.decode() if extra is not None else None
+        with self._lock:
+            if self.worker.poisoned:  # what the pool does after an out-of-memory panic
+                self.worker = Worker()
+                self.respawns += 1
+            try:
+                answer = self.worker.handle(request, view_json)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # noqa: BLE001 - Rust panics: as the worker's loop does
+                self.worker._note_panic(exc)
+                answer = {"fatal": _error_text(exc)}
+        # The worker's answers are already fresh plain data (_plain builds new lists and
+        # dicts with string keys), so they need no second copy.
+        return answer
+
+    def pids(self) -> list[int]:
+        return []
+
+    def close(self) -> None:
+        """Nothing to stop; kept so that code closing a pool works unchanged."""
+
+
+class InProcessHost(SandboxHost):
+    """A :class:`~scriba.kernel.host.RuleHost` with the sandbox's semantics, no workers."""
+
+    def __init__(self, budget: int = DEFAULT_BUDGET) -> None:
+        super().__init__(pool=InProcessPool(), budget=budget)  # type: ignore[arg-type]

@@ -1,0 +1,372 @@
+"""std version 1: the helpers every rule's code finds as ``std.<name>``.
+
+Native Python, called from Starlark: arguments arrive as plain Python copies and results
+go back the same way, so a helper can never change the game it is given. Each helper
+checks its arguments and raises :class:`StdError` with a message starting ``std.<name>:``;
+the sandbox reports it with the rule and the line of the call.
+
+Once a game has started with a version, that version never changes behaviour: a fix or
+a new helper goes into a new version module (``v2.py``) registered in ``std/__init__``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+VERSION = 1
+
+# One vocabulary of proposal outcomes for every ruleset; the reason goes in its own field.
+OUTCOMES = ("adopted", "rejected", "failed_quorum", "withdrawn", "void")
+REASONS = ("vote", "veto", "quorum", "deferral", "expired", "author", "ruling", "tie")
+CHOICES = ("for", "against", "abstain")
+
+
+class StdError(ValueError):
+    pass
+
+
+def _fail(name: str, message: str) -> StdError:
+    return StdError(f"std.{name}: {message}")
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+# --- finding rules, players and proposals ---------------------------------------------
+
+
+def find(items: Any, value: Any, key: str = "number") -> Any:
+    """The first dict of ``items`` whose ``key`` equals ``value``, or None."""
+    if not isinstance(items, list):
+        raise _fail("find", f"items must be a list, got {type(items).__name__}")
+    for item in items:
+        if isinstance(item, dict) and item.get(key) == value:
+            return item
+    return None
+
+
+def replace(items: Any, value: Any, changes: Any, key: str = "number") -> list[Any]:
+    """``items`` with the dict whose ``key`` equals ``value`` updated by ``changes``."""
+    if not isinstance(items, list) or not isinstance(changes, dict):
+        raise _fail("replace", "needs a list of dicts and a dict of changes")
+    return [{**item, **changes} if isinstance(item, dict) and item.get(key) == value else item
+            for item in items]
+
+
+def rule(rules: Any, rule_id: Any) -> Any:
+    """The rule in force with this id from ``game["rules"]``, or None."""
+    return find(rules, str(rule_id), "id") if rule_id is not None else None
+
+
+def proposal(proposals: Any, ref: Any) -> Any:
+    """The proposal of ``game["proposals"]`` with this number or label, or None."""
+    if not isinstance(proposals, dict):
+        raise _fail("proposal", "give it game[\"proposals\"]")
+    if ref is None:
+        return None
+    found = proposals.get(str(ref))
+    if found is not None:
+        return found
+    for p in proposals.values():
+        if p.get("label") == str(ref):
+            return p
+    return None
+
+
+def open_proposals(proposals: Any) -> list[Any]:
+    """The open proposals of ``game["proposals"]``, by number."""
+    if not isinstance(proposals, dict):
+        raise _fail("open_proposals", "give it game[\"proposals\"]")
+    return sorted((p for p in proposals.values() if p.get("status") == "open"),
+                  key=lambda p: p["number"])
+
+
+# --- turn order -----------------------------------------------------------------------
+
+
+def next_player(order: Any, current: Any, eligible: Any = None, skip: Any = None) -> list[Any]:
+    """``[player, wrapped]``: who follows ``current`` in ``order`` (the ruleset's order,
+    e.g. ``transform("turn_order", game["player_order"], {})``), cyclically, among
+    ``eligible`` (default: everyone in ``order``) and not in ``skip``; ``wrapped`` is true
+    when the search went past the end of ``order`` (a round ended). If ``current`` is not
+    in ``order`` the search starts at its beginning. ``[None, False]`` if nobody is left."""
+    if not isinstance(order, list):
+        raise _fail("next_player", f"order must be a list, got {type(order).__name__}")
+    allowed = set(order if eligible is None else eligible) - set(skip or [])
+    start = order.index(current) if current in order else -1
+    n = len(order)
+    for k in range(1, n + 1):
+        candidate = order[(start + k) % n]
+        if candidate in allowed:
+            return [candidate, start + k >= n]
+    return [None, False]
+
+
+def reorder(items: Any, ordered: Any) -> list[Any]:
+    """``items`` with the places held by the members of ``ordered`` refilled in the order of
+    ``ordered``; the other items keep their places. E.g. a rule that orders only its own
+    class of rules within the precedence: ``std.reorder(value, sorted(mine, key=...))``."""
+    if not isinstance(items, list) or not isinstance(ordered, list):
+        raise _fail("reorder", "needs two lists")
+    members = set(ordered)
+    if len(members) != len(ordered) or not members <= set(items):
+        raise _fail("reorder", "ordered must list distinct members of items")
+    queue = iter(ordered)
+    return [next(queue) if item in members else item for item in items]
+
+
+# --- votes and tallies ----------------------------------------------------------------
+
+
+def vote_word(word: Any, words: Any) -> Any:
+    """The canonical choice for a word of the ruleset (``{"sì": "for", ...}``; case and
+    surrounding spaces do not matter), or None for a word the ruleset does not know."""
+    if not isinstance(words, dict):
+        raise _fail("vote_word", "words must map the ruleset's words to for/against/abstain")
+    if not isinstance(word, str):
+        return None
+    key = word.strip().lower()
+    for k, v in words.items():
+        if str(k).strip().lower() == key:
+            return v
+    return None
+
+
+def tally(votes: Any, weights: Any = None, voters: Any = None, default: Any = 1) -> dict[str, Any]:
+    """Sum the votes of a proposal (``proposal["votes"]``) by choice.
+
+    ``weights`` maps a player to the weight of their vote (``default`` for the others);
+    ``voters``, if given, lists the players whose votes count. Returns
+    ``{"for": w, "against": w, "abstain": w, "voters": n, "weight": total}`` (other choices
+    a ruleset uses are summed under their own name)."""
+    if not isinstance(votes, dict):
+        raise _fail("tally", "votes must be a proposal's votes (player -> vote)")
+    weights = weights or {}
+    if not isinstance(weights, dict):
+        raise _fail("tally", "weights must map players to numbers")
+    counted = None if voters is None else set(voters)
+    result: dict[str, Any] = {"for": 0, "against": 0, "abstain": 0, "voters": 0, "weight": 0}
+    for player, vote in votes.items():
+        if counted is not None and player not in counted:
+            continue
+        choice = vote.get("choice") if isinstance(vote, dict) else vote
+        weight = weights.get(player, default)
+        if not _is_number(weight):
+            raise _fail("tally", f"the weight of {player!r} is not a number: {weight!r}")
+        result[str(choice)] = result.get(str(choice), 0) + weight
+        result["voters"] += 1
+        result["weight"] += weight
+    return result
+
+
+def passes(counts: Any, ratio: Any = 0.5, strict: bool = True, quorum: Any = 0,
+           abstain_counts: bool = False) -> bool:
+    """Does a tally pass? ``for`` must exceed (``strict``) or reach ``ratio`` of the votes
+    cast (for + against, plus abstain if ``abstain_counts``), and at least ``quorum``
+    players must have voted."""
+    if not isinstance(counts, dict) or not _is_number(ratio):
+        raise _fail("passes", "needs a tally (from std.tally) and a number ratio")
+    cast = counts.get("for", 0) + counts.get("against", 0)
+    if abstain_counts:
+        cast += counts.get("abstain", 0)
+    if counts.get("voters", 0) < quorum:
+        return False
+    share = counts.get("for", 0)
+    return share > ratio * cast if strict else share >= ratio * cast and cast > 0
+
+
+# --- rule changes ---------------------------------------------------------------------
+
+
+def changes(raw: Any) -> list[dict[str, Any]]:
+    """Rule changes as ``{"type": ..., ...}`` whether written so or as ``{TYPE: {...}}``
+    (a proposal's changes are the first, a rule's own arguments often the second);
+    what is neither is left out."""
+    out = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, dict):
+            continue
+        if "type" in item:
+            out.append(item)
+        elif len(item) == 1:
+            ((kind, body),) = item.items()
+            if isinstance(body, dict):
+                out.append({**body, "type": kind})
+    return out
+
+
+def touched(raw: Any) -> list[str]:
+    """The ids of the existing rules that these changes touch (an enactment without an id
+    touches none)."""
+    return [str(c["rule"]) for c in changes(raw) if c.get("rule") is not None]
+
+
+def enact(text: Any, title: Any = "", code: Any = None, rule: Any = None,
+          attributes: Any = None) -> dict[str, Any]:
+    """A change that enacts a new rule."""
+    _check_str("enact", "text", text)
+    body: dict[str, Any] = {"type": "enact", "title": title, "text": text}
+    if code is not None:
+        body["code"] = code
+    if rule is not None:
+        body["rule"] = str(rule)
+    if attributes is not None:
+        body["attributes"] = attributes
+    return body
+
+
+def repeal(rule: Any) -> dict[str, Any]:
+    """A change that repeals a rule."""
+    return {"type": "repeal", "rule": _rule_id("repeal", rule)}
+
+
+def amend(rule: Any, text: Any = None, title: Any = None, code: Any = None) -> dict[str, Any]:
+    """A change that amends a rule's text (and title or code)."""
+    body: dict[str, Any] = {"type": "amend", "rule": _rule_id("amend", rule)}
+    for key, value in (("text", text), ("title", title), ("code", code)):
+        if value is not None:
+            _check_str("amend", key, value)
+            body[key] = value
+    return body
+
+
+def _rule_id(name: str, rule: Any) -> str:
+    if rule is None or isinstance(rule, bool | dict | list):
+        raise _fail(name, f"rule must be a rule id, got {rule!r}")
+    return str(rule)
+
+
+def _check_str(name: str, key: str, value: Any) -> None:
+    if not isinstance(value, str):
+        raise _fail(name, f"{key} must be a string, got {value!r}")
+
+
+# --- effects, checked where they are made ---------------------------------------------
+# Each returns the effect dict the kernel understands (see rulecode/api.py EFFECTS).
+
+_ANY = object()
+_SPECS: dict[str, tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]]] = {}
+
+
+def _spec(name: str, required: tuple[tuple[str, Any], ...],
+          optional: tuple[tuple[str, Any], ...] = ()) -> None:
+    _SPECS[name] = (required, optional)
+
+
+_PLAYER_OR_NONE = ("player", type(None))
+_spec("set_var", (("name", str), ("value", _ANY)), (("player", _PLAYER_OR_NONE),))
+_spec("add_var", (("name", str), ("amount", "number")), (("player", _PLAYER_OR_NONE),))
+_spec("transfer", (("name", str), ("amount", "number"), ("from", _PLAYER_OR_NONE),
+                   ("to", _PLAYER_OR_NONE)))
+_spec("set_office", (("office", str), ("holder", _PLAYER_OR_NONE)))
+_spec("resolve_proposal", (("proposal", int), ("outcome", "outcome")),
+      (("reason", str), ("tally", dict), ("apply", bool)))
+_spec("apply_changes", (("proposal", int),))
+_spec("change_rules", (("changes", list),), (("cause", dict),))
+_spec("update_proposal", (("proposal", int), ("key", str), ("value", _ANY)))
+_spec("set_vote", (("proposal", int), ("player", str), ("choice", str)), (("data", dict),))
+_spec("withdraw_vote", (("proposal", int), ("player", str)))
+_spec("set_timer", (("name", str),), (("after", "number"), ("at", _ANY), ("data", dict)))
+_spec("cancel_timer", (("name", str),))
+_spec("create_asset", (("kind", str), ("id", str)), (("owner", _PLAYER_OR_NONE), ("data", dict)))
+_spec("update_asset", (("kind", str), ("id", str)), (("owner", _PLAYER_OR_NONE), ("data", dict)))
+_spec("destroy_asset", (("kind", str), ("id", str)))
+_spec("set_status", (("player", str), ("status", str)))
+_spec("add_player", (("player", str),), (("vars", dict),))
+_spec("declare_winner", (("players", list),), (("reason", str), ("end", bool)))
+_spec("end_game", (), (("reason", str),))
+_spec("refuse", (("message", str),))
+
+
+def _type_ok(expected: Any, value: Any) -> bool:
+    if expected is _ANY:
+        return True
+    if expected == "number":
+        return _is_number(value)
+    if expected == "outcome":
+        return value in OUTCOMES
+    if isinstance(expected, tuple):
+        return any(_type_ok(e, value) for e in expected)
+    if expected == "player":
+        return isinstance(value, str) and value != ""
+    if expected is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, expected)
+
+
+def _describe(expected: Any) -> str:
+    if isinstance(expected, tuple):
+        return " or ".join(_describe(e) for e in expected)
+    if expected == "outcome":
+        return "one of " + ", ".join(OUTCOMES)
+    if expected is type(None):
+        return "None"
+    return expected if isinstance(expected, str) else expected.__name__
+
+
+def _effect_maker(name: str) -> Callable[..., dict[str, Any]]:
+    required, optional = _SPECS[name]
+    positional = [k for k, _ in required]
+    known = dict(required + optional)
+
+    def make(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        if len(args) > len(positional):
+            raise _fail(name, f"takes {len(positional)} positional arguments "
+                              f"({', '.join(positional) or 'none'}), got {len(args)}")
+        values = dict(zip(positional, args, strict=False))
+        for key, value in kwargs.items():
+            key = "from" if key == "source" else key  # `from` is a reserved word
+            if key in values:
+                raise _fail(name, f"{key} given twice")
+            values[key] = value
+        for key in values:
+            if key not in known:
+                raise _fail(name, f"unknown argument {key!r} (known: {', '.join(known)})")
+        for key in positional:
+            if key not in values:
+                raise _fail(name, f"missing {key}")
+        # An optional argument left None is left out: the kernel's default applies.
+        values = {k: v for k, v in values.items() if v is not None or k in positional}
+        for key, value in values.items():
+            if not _type_ok(known[key], value):
+                raise _fail(name, f"{key} must be {_describe(known[key])}, got {value!r}")
+        return {"effect": name, **values}
+
+    make.__name__ = name
+    return make
+
+
+def notice(kind: Any, text: Any, **extra: Any) -> dict[str, Any]:
+    """A notice of a kind this rule declares in ``notices()``, with any extra fields."""
+    if kind is not None and not isinstance(kind, str):
+        raise _fail("notice", f"kind must be a string or None, got {kind!r}")
+    _check_str("notice", "text", text)
+    for key in ("effect", "text", "kind"):
+        if key in extra:
+            raise _fail("notice", f"{key} cannot be an extra field")
+    effect = {"effect": "notice", "text": text, **extra}
+    if kind is not None:
+        effect["kind"] = kind
+    return effect
+
+
+def resolve(proposal: Any, outcome: Any, reason: Any = None, tally: Any = None,
+            apply: Any = None) -> dict[str, Any]:
+    """Resolve a proposal with an outcome of :data:`OUTCOMES` and why (:data:`REASONS`
+    or another word), e.g. ``std.resolve(3, "rejected", reason="veto")``."""
+    return _effect_maker("resolve_proposal")(proposal, outcome, reason=reason, tally=tally,
+                                             apply=apply)
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "find": find, "replace": replace, "rule": rule, "proposal": proposal,
+    "open_proposals": open_proposals, "next_player": next_player, "reorder": reorder,
+    "vote_word": vote_word,
+    "tally": tally, "passes": passes, "changes": changes, "touched": touched,
+    "enact": enact, "repeal": repeal, "amend": amend, "notice": notice, "resolve": resolve,
+    **{name: _effect_maker(name) for name in _SPECS},
+}
+CONSTANTS: dict[str, Any] = {"VERSION": VERSION, "OUTCOMES": list(OUTCOMES),
+                             "REASONS": list(REASONS), "CHOICES": list(CHOICES)}

@@ -1,0 +1,230 @@
+"""The rule contract is enforced: hook names, notice kinds, the one registry, the std library,
+event schema versions; and api.py says what the kernel does."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+from scriba.kernel import changes, effects, events, registry
+from scriba.kernel.events import fold
+from scriba.kernel.upgrade import event_version, upgrade
+from scriba.rulecode import api, std
+from scriba.rulecode.inprocess import InProcessHost
+from scriba.rulesets import load_ruleset
+from scriba.service.service import Service
+
+FIXTURES = Path(__file__).parent / "fixtures"
+START = "2026-03-01T10:00:00Z"
+
+
+def clockwork(service: Service) -> str:
+    ruleset = load_ruleset("clockwork", root=FIXTURES)
+    return service.create_game(ruleset, game_id="cw", start=START,
+                               players=["Ann", "Ben", "Cid"]).game_id
+
+
+def enact(service: Service, game: str, code: str) -> None:
+    """Enact a rule with this code through a proposal everybody votes for."""
+    outcome = service.perform(game, "Ann", "propose", {"label": "law", "changes": [
+        {"enact": {"title": "Law", "text": "A law.", "code": code}}]})
+    assert outcome.accepted, outcome.message
+    for voter in ("Ann", "Ben"):
+        service.perform(game, voter, "vote", {"proposal": "law", "choice": "aye"})
+
+
+def trigger(service: Service, game: str) -> list[dict]:
+    """A second proposal and a vote on it: the events the new rule reacted with."""
+    service.perform(game, "Ann", "propose", {"label": "next", "changes": [
+        {"enact": {"title": "Other", "text": "Another law."}}]})
+    return service.perform(game, "Ben", "vote", {"proposal": "next", "choice": "aye"}).events
+
+
+# --- hook names -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("code", "message"), [
+    ("def on_vote_casted(game, event):\n    return []\n", "did you mean on_vote_cast?"),
+    ("def tranform_vote_weight(game, value, context):\n    return value\n",
+     "did you mean transform_vote_weight?"),
+    ("def chek(game, command):\n    return None\n", "did you mean check?"),
+    ("def tally(game):\n    return 1\n", "a helper's name starts with _"),
+    ("def on_command_refused(game, event):\n    return []\n",
+     "no event type 'command_refused' to react to"),
+])
+def test_a_misspelt_hook_is_refused_when_proposed(service: Service, code: str,
+                                                  message: str) -> None:
+    game = clockwork(service)
+    outcome = service.perform(game, "Ann", "propose", {"changes": [
+        {"enact": {"title": "Typo", "text": "x", "code": code}}]})
+    assert not outcome.accepted
+    assert message in outcome.message
+    assert service.load(game).proposals == {}
+
+
+def test_helpers_hooks_and_declarations_are_accepted(service: Service) -> None:
+    game = clockwork(service)
+    code = ("def notices():\n    return ['cheer']\n\ndef _helper(x):\n    return x\n\n"
+            "def query_anything(game, args):\n    return _helper(1)\n\n"
+            "def transform_whatever(game, value, context):\n    return value\n\n"
+            "def on_game_ended(game, event):\n    return []\n")
+    outcome = service.perform(game, "Ann", "propose", {"changes": [
+        {"enact": {"title": "Fine", "text": "x", "code": code}}]})
+    assert outcome.accepted, outcome.message
+
+
+# --- notices ----------------------------------------------------------------------------
+
+
+def test_a_notice_of_an_undeclared_kind_is_refused(service: Service) -> None:
+    game = clockwork(service)
+    enact(service, game, "def on_vote_cast(game, event):\n"
+          "    return [std.notice('cheer', 'Hooray')]\n")
+    produced = trigger(service, game)
+    aborted = [e["payload"] for e in produced if e["type"] == "rule_code_aborted"]
+    assert aborted and "notice kind 'cheer' is not declared" in aborted[0]["reason"]
+    assert not [e for e in produced if e["type"] == "notice"]
+
+
+def test_a_declared_notice_kind_goes_through(service: Service) -> None:
+    game = clockwork(service)
+    enact(service, game, "def notices():\n    return ['cheer']\n\n"
+          "def on_vote_cast(game, event):\n    return [std.notice('cheer', 'Hooray')]\n")
+    produced = trigger(service, game)
+    assert [e["payload"]["kind"] for e in produced if e["type"] == "notice"] == ["cheer"]
+    assert not [e for e in produced if e["type"] == "rule_code_aborted"]
+
+
+# --- std --------------------------------------------------------------------------------
+
+
+def call(code: str, hook: str = "query_x", view: dict | None = None) -> tuple:
+    host = InProcessHost()
+    result = host.call([("42", code)], ["42"], hook, view or {"settings": {}}, [{}])[0]
+    return result.value, result.error
+
+
+def test_std_effect_constructors_check_where_they_are_called() -> None:
+    code = "def query_x(game, args):\n    n = 1\n    return std.add_var('points', 'two')\n"
+    value, error = call(code)
+    assert value is None
+    assert "std.add_var: amount must be number, got 'two'" in error
+    assert "rule.star:3" in error  # the line of the call in the rule's own code
+
+
+def test_std_resolve_knows_only_the_outcome_vocabulary() -> None:
+    _, error = call("def query_x(game, args):\n    return std.resolve(3, 'vetoed')\n")
+    assert "outcome must be one of adopted, rejected, failed_quorum, withdrawn, void" in error
+    value, error = call("def query_x(game, args):\n"
+                        "    return std.resolve(3, 'rejected', reason='veto')\n")
+    assert error is None
+    assert value == {"effect": "resolve_proposal", "proposal": 3, "outcome": "rejected",
+                     "reason": "veto"}
+
+
+def test_std_helpers() -> None:
+    code = """
+def query_x(game, args):
+    votes = {"A": {"choice": "for"}, "B": {"choice": "against"}, "C": {"choice": "for"},
+             "D": {"choice": "abstain"}}
+    t = std.tally(votes, weights={"A": 3}, voters=["A", "B", "C"])
+    return {
+        "tally": t,
+        "passes": std.passes(t, ratio=0.75),
+        "quorum": std.passes(t, quorum=4),
+        "next": std.next_player(["A", "B", "C"], "B", ["A", "C"]),
+        "wrap": std.next_player(["A", "B", "C"], "C", skip=["A"]),
+        "none": std.next_player(["A"], "A", []),
+        "word": [std.vote_word(" Sì ", {"sì": "for"}), std.vote_word("forse", {"sì": "for"})],
+        "changes": std.changes([{"repeal": {"rule": "3"}}, {"type": "amend", "rule": "4"}, 7]),
+        "touched": std.touched([{"repeal": {"rule": 3}}, {"enact": {"text": "x"}}]),
+        "find": std.find([{"number": 1}, {"number": 2, "x": True}], 2),
+        "replace": std.replace([{"number": 1}, {"number": 2}], 1, {"gone": True}),
+        "reorder": std.reorder(["a", "x", "b", "y", "c"], ["c", "a", "b"]),
+        "proposal": std.proposal({"3": {"number": 3, "label": "p3"}}, "p3")["number"],
+    }
+"""
+    value, error = call(code)
+    assert error is None, error
+    assert value["tally"] == {"for": 4, "against": 1, "abstain": 0, "voters": 3, "weight": 5}
+    assert value["passes"] is True and value["quorum"] is False
+    assert value["next"] == ["C", False] and value["wrap"] == ["B", True]
+    assert value["none"] == [None, False]
+    assert value["word"] == ["for", None]
+    assert value["changes"] == [{"rule": "3", "type": "repeal"}, {"type": "amend", "rule": "4"}]
+    assert value["touched"] == ["3"]
+    assert value["find"] == {"number": 2, "x": True}
+    assert value["replace"] == [{"number": 1, "gone": True}, {"number": 2}]
+    assert value["reorder"] == ["c", "x", "a", "y", "b"]
+    assert value["proposal"] == 3
+
+
+def test_a_game_keeps_its_std_version(service: Service) -> None:
+    state = service.create_game("equinomic", game_id="eq", start=START,
+                                players=["Anna", "Bruno"])
+    assert state.settings["std"] == std.CURRENT
+    # A game asking for a version this Scriba does not have runs with version 1, the
+    # version of every game created before std existed.
+    assert std.version_of({}) == 1 and std.version_of({"std": 999}) == 1
+    _, error = call("def query_x(game, args):\n    return std.nonexistent(1)\n")
+    assert "has no attribute" in error or "nonexistent" in error
+
+
+def test_std_is_not_a_file_rule_code_can_read() -> None:
+    _, error = call("load('std', 'find')\ndef query_x(game, args):\n    return 1\n")
+    assert error is not None
+
+
+# --- the registry and api.py agree with the kernel ----------------------------------------
+
+
+def test_every_event_type_is_registered_and_handled() -> None:
+    handled = set(events._HANDLERS)
+    registered = set(registry.EVENT_TYPES)
+    assert handled <= registered
+    assert registered - handled == set(registry.RECORD_ONLY)
+    assert not handled & registry.RECORD_ONLY
+
+
+def test_api_documents_what_the_kernel_does() -> None:
+    assert set(api.EFFECTS) == set(effects._CONVERTERS)
+    assert set(api.CHANGES) == set(changes.CHANGE_TYPES)
+    assert set(api.EVENTS) == set(registry.EVENT_TYPES)
+    assert set(api.STD) == set(std.NAMES) | set(std.CONSTANT_NAMES)
+    documented = {name for name, f in inspect.getmembers(api, inspect.isfunction)
+                  if f.__module__ == api.__name__}
+    assert documented == {*registry.DECLARATIONS, *registry.FIXED_HOOKS, "on_EVENT",
+                          "transform_NAME", "query_NAME"}  # notices() included
+    # every std effect constructor makes an effect the kernel knows
+    assert {n for n in std.NAMES if n in effects._CONVERTERS} | {"resolve", "notice"} >= \
+        {n for n in std.v1.FUNCTIONS if n in api.EFFECTS}
+    for name in effects._CONVERTERS:
+        assert name in std.v1.FUNCTIONS, f"std has no constructor for the effect {name}"
+
+
+# --- event schema versions --------------------------------------------------------------
+
+
+def test_events_without_a_version_are_version_1_and_read_unchanged(service: Service) -> None:
+    game = clockwork(service)
+    log = service.log(game)
+    assert all(event_version(e) == 1 and "v" not in e["payload"] for e in log)
+    assert all(upgrade(e) is e for e in log)
+    assert fold(log).to_json() == service.load(game).to_json()
+
+
+def test_an_old_event_is_upgraded_when_read() -> None:
+    old = {"seq": 5, "type": "notice", "time": START, "actor": None,
+           "payload": {"text": "hello", "category": "decree"}}
+    steps = {("notice", 1): lambda p: {**{k: v for k, v in p.items() if k != "category"},
+                                        "kind": p.get("category")}}
+    new = upgrade(old, steps, current=2)
+    assert new["payload"] == {"text": "hello", "kind": "decree", "v": 2}
+    assert old["payload"] == {"text": "hello", "category": "decree"}  # the log is not rewritten
+    assert upgrade(new, steps, current=2) is new
+    with pytest.raises(ValueError, match="no upgrade of notice events from version 2"):
+        upgrade(new, steps, current=3)
+    with pytest.raises(ValueError, match="newer than this Scriba knows"):
+        upgrade(new)
