@@ -34,6 +34,8 @@ cli.add_typer(player_app, name="player")
 cli.add_typer(scenario_app, name="scenario")
 cli.add_typer(export_app, name="export")
 cli.add_typer(import_app, name="import")
+db_app = typer.Typer(help="The database: its schema.", no_args_is_help=True)
+cli.add_typer(db_app, name="db")
 DbOption = typer.Option(None, "--db", help="Database URL (default: $SCRIBA_DB or "
                         "sqlite:///scriba.db)")
 
@@ -439,6 +441,21 @@ def scenario_run(file: Path, as_json: bool = typer.Option(False, "--json"),
         typer.echo(error, err=True)
     if not result.ok:
         raise typer.Exit(1)
+
+
+@db_app.command("upgrade")
+def db_upgrade_command(db: str = DbOption) -> None:
+    """Create or upgrade the database's schema, then decide what a crash left undecided."""
+    from scriba.service.service import default_db_url, migrate_database
+
+    url = db or default_db_url()
+    revision = migrate_database(url)
+    service = _service(url)
+    try:
+        decided = service.recover()
+    finally:
+        service.close()
+    say(f"database at revision {safe(revision)}; {len(decided)} waiting input(s) decided")
 
 
 @cli.command("demo")

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from scriba.service.errors import ServiceError
-from scriba.service.service import Service, default_db_url
+from scriba.service.service import Service, default_db_url, migrate_database
 
 console = Console()
 DEMO_GAME = "demo"
@@ -19,6 +19,19 @@ DEMO_PEOPLE = [("Anna", "anna@example.org", "anna-demo-pass"),
                ("Bruno", "bruno@example.org", "bruno-demo-pass"),
                ("Carla", "carla@example.org", "carla-demo-pass")]
 DEMO_OFFICER = ("Scriba", "scriba@example.org", "scriba-demo-pass")
+
+
+def _deliver_mail_in_background(url: str) -> None:
+    """The outbox sent as it fills, as ``scriba mail serve`` does, on a Service of its own
+    (its own sandbox pool and caches; the web server's is used by its threads)."""
+    import threading
+
+    from scriba.mail.send import deliver_forever
+    from scriba.service.outbox import Outbox
+
+    threading.Thread(target=deliver_forever, args=(Outbox(Service(url)),),
+                     name="scriba-mail-delivery", daemon=True).start()
+    console.print("Sending the outbox through $SCRIBA_SMTP as it fills.", highlight=False)
 
 
 def ensure_demo(service: Service) -> bool:
@@ -52,7 +65,10 @@ def serve_command(
 
     from scriba.web.app import create_app
 
-    service = Service(db or default_db_url())
+    url = db or default_db_url()
+    migrate_database(url)  # once, before anything else opens the database
+    service = Service(url)
+    service.recover()  # inputs a crash left undecided are decided before new ones
     if demo:
         made = ensure_demo(service)
         address = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{port}"
@@ -65,6 +81,8 @@ def serve_command(
             console.print(f"  {name:6} {email:22} password {password}", highlight=False)
         console.print(f"  officer {DEMO_OFFICER[1]:21} password {DEMO_OFFICER[2]}",
                       highlight=False)
+    if os.environ.get("SCRIBA_SMTP"):
+        _deliver_mail_in_background(url)
     https = bool(ssl_certfile) or None
     app = create_app(service, run_deadlines=True, https_only=https)
     console.print(f"Serving on http{'s' if https else ''}://{host}:{port} "

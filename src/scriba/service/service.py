@@ -147,6 +147,11 @@ class Service(GameReads):
         with lock:
             yield
 
+    def game_lock(self, game_id: str) -> contextlib.AbstractContextManager[None]:
+        """This process's lock of one game (reentrant): held by every command of the game,
+        and by an interface that reads the game's state at length meanwhile."""
+        return self._lock(game_id)
+
     @contextmanager
     def reading(self, game_id: str) -> Iterator[GameState]:
         """The current state, held still: no command of this process changes it meanwhile."""

@@ -24,7 +24,6 @@ import importlib
 import logging
 import os
 import pkgutil
-import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -52,32 +51,33 @@ PROBLEM = "application/problem+json"
 
 
 class LockedService:
-    """The service with one lock per process around every call.
+    """The service with each game's calls held by that game's lock.
 
-    The service caches each game's state and folds new events into it in place; two
-    threads of the web server doing that at once would fold an event twice. Writes are
-    serialised by the database anyway, so one lock costs little."""
+    The service folds new events into each game's cached state in place, and a decision
+    changes the state while it is made (and restores it after); a page reading the state
+    meanwhile could see it half-way. So every call about one game (its id first) holds
+    that game's lock for the call; calls about different games run side by side, so one
+    game's slow rule never delays another's pages."""
 
-    def __init__(self, service: Any, lock: threading.RLock | None = None) -> None:
+    def __init__(self, service: Any, owner: Any = None) -> None:
         self._service = service
-        self._lock = lock or threading.RLock()
+        self._owner = owner if owner is not None else service
 
     @property
     def unlocked(self) -> Any:
         return self._service
 
-    @property
-    def lock(self) -> threading.RLock:
-        return self._lock
-
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._service, name)
         if name == "accounts":
-            return LockedService(value, self._lock)
+            return LockedService(value, self._owner)
         if callable(value) and not isinstance(value, type):
             @functools.wraps(value)
             def locked(*args: Any, **kwargs: Any) -> Any:
-                with self._lock:
+                game = args[0] if args else kwargs.get("game_id")
+                if not isinstance(game, str):
+                    return value(*args, **kwargs)
+                with self._owner.game_lock(game):
                     return value(*args, **kwargs)
             return locked
         return value

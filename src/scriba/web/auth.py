@@ -4,9 +4,9 @@ sign-out, invitation and preferences pages.
 For the pages (H7) — what to use:
 
 - ``get_service(request)`` (alias ``service_from``): the service of this app. It is a
-  :class:`~scriba.web.app.LockedService`: every call holds the process's service lock, so
-  the cached game states are never folded by two threads at once. Call it from sync
-  (``def``) routes, which FastAPI runs in its thread pool.
+  :class:`~scriba.web.app.LockedService`: every call about a game holds that game's lock,
+  so its cached state is never read half-way through a decision; other games go on.
+  Call it from sync (``def``) routes, which FastAPI runs in its thread pool.
 - ``current_account(request) -> Account | None``: the signed-in account (session cookie) or
   the account behind ``Authorization: Bearer TOKEN``. ``Account`` has ``id, email,
   display_name, language, timezone, mail_mode``. ``service.accounts.role(account.id, game)``

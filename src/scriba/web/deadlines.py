@@ -3,11 +3,10 @@
 Every ``interval`` seconds (1 by default, $SCRIBA_TICK_INTERVAL) the task looks at each
 real-clock game and, when one of its timers is due, asks the service to ``tick`` it.
 
-Exactly once, even with several server processes on one PostgreSQL database: a tick
-appends the timer's events with their sequence numbers, and the store's unique
-(game, seq) lets only one process append them. The loser gets a conflict, re-reads the
-game — where the timer has fired and is gone — and finds nothing left to fire. (The
-service branch adds a per-game lock on top; this does not rely on it.)
+Exactly once, even with several server processes on one PostgreSQL database: a tick is
+decided under the game's lock (the database's, across processes), after reading the
+events other processes appended; a timer another process fired is gone by then. The
+store's unique (game, seq) stands behind that as a safety net.
 """
 
 from __future__ import annotations
@@ -24,14 +23,10 @@ def tick_due(service: Any) -> dict[str, int]:
     """Fire the due timers of every real-clock game once; events appended per game."""
     fired: dict[str, int] = {}
     raw = getattr(service, "unlocked", service)
-    lock = getattr(service, "lock", None)
     for game in raw.games():
         game_id = game["id"]
         try:
-            if lock is not None:
-                with lock:
-                    count = _tick_one(raw, game_id)
-            else:
+            with raw.game_lock(game_id):  # the state is read, then decided on, held still
                 count = _tick_one(raw, game_id)
         except Exception:  # noqa: BLE001 - one broken game must not stop the others
             log.exception("deadlines: ticking %s failed; trying again later", game_id)
