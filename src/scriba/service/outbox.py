@@ -122,9 +122,12 @@ class Outbox:
         self._session = service.store.session
         self._dialect = service.store.engine.dialect.name
         self._swept: dict[str, tuple[Any, int]] = {}
-        # one listener per service, however many Outbox objects are made on it
+        # One listener per service, however many Outbox objects are made on it; it writes
+        # through the newest one (whose clock stamps the rows).
+        service._outbox = self
         if not getattr(service, "_outbox_listening", False):
-            service.add_commit_listener(self._on_commit)
+            service.add_commit_listener(
+                lambda *args: service._outbox._on_commit(*args))
             service._outbox_listening = True
 
     # --- writing ------------------------------------------------------------------------
