@@ -190,6 +190,8 @@ def replay_figures(service: Service, game_id: str) -> dict[str, float]:
 
     from sqlalchemy import text
 
+    from scriba.store.bulk import collector_paused
+
     started = time.perf_counter()
     service.replay(game_id)
     replay_s = time.perf_counter() - started
@@ -199,7 +201,9 @@ def replay_figures(service: Service, game_id: str) -> dict[str, float]:
     fold_s = time.perf_counter() - started
     engine = service.store.engine
     started = time.perf_counter()
-    with engine.connect() as connection:
+    # The same rows, under the same conditions as the replay (collector paused, see
+    # scriba.store.bulk), so that the ratio compares the read paths and not GC pauses.
+    with collector_paused(), engine.connect() as connection:
         rows = [(seq, type_, time_, actor, json.loads(payload)) for seq, type_, time_, actor,
                 payload in connection.execute(text(
                     "SELECT seq, type, time, actor, payload FROM events WHERE game_id = :g "

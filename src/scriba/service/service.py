@@ -44,6 +44,7 @@ from scriba.rulecode.host import SandboxHost
 from scriba.rulesets import Ruleset, load_ruleset
 from scriba.service.errors import InvalidInput, ServiceError, UnknownGame
 from scriba.service.messages import refusal_text, translate
+from scriba.store.bulk import collector_paused
 from scriba.store.database import is_memory
 from scriba.store.eventstore import Conflict, EventStore, GameWrite
 
@@ -198,11 +199,12 @@ class Service:
     def replay(self, game_id: str, upto_seq: int | None = None,
                upto_time: str | None = None) -> GameState:
         """The state rebuilt from the whole log, optionally as it stood at a past point."""
-        events = self.store.events(game_id, upto=upto_seq)
-        if upto_time is not None:
-            limit = normalize(upto_time)
-            events = [e for e in events if e["time"] <= limit]
-        return fold(events)
+        with collector_paused():  # a bulk fold: see scriba.store.bulk
+            events = self.store.events(game_id, upto=upto_seq)
+            if upto_time is not None:
+                limit = normalize(upto_time)
+                events = [e for e in events if e["time"] <= limit]
+            return fold(events)
 
     def log(self, game_id: str) -> list[Event]:
         return self.store.events(game_id)

@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import Connection, Text, bindparam, cast, func, select, text, type_coerce, update
 from sqlalchemy.exc import IntegrityError
 
+from scriba.store.bulk import collector_paused
 from scriba.store.database import check_schema, is_memory, make_engine
 from scriba.store.schema import events as events_t
 from scriba.store.schema import games as games_t
@@ -282,7 +283,8 @@ class EventStore:
                                            events_t.c.seq > after)
             if upto is not None:
                 query = query.where(events_t.c.seq <= upto)
-            return _decoded(connection.execute(query.order_by(events_t.c.seq)).all())
+            with collector_paused():
+                return _decoded(connection.execute(query.order_by(events_t.c.seq)).all())
 
     def events_by_seq(self, game_id: str, seqs: Iterable[int]) -> list[dict[str, Any]]:
         wanted = sorted(set(seqs))
