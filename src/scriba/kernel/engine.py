@@ -140,7 +140,10 @@ class Engine:
         with self.command(), trial(state):
             run = Run(self, state, now)
             first = self._primary_event(run, command, action, args, now)
-            view = build_view(state, run.precedence(), now=now)
+            order = run.precedence()
+            # The view is built only when some rule in force checks commands.
+            view = build_view(state, order, now=now) if run.rules.hooked(state, "check") \
+                else {}
             request = {"actor": command.actor, "action": command.action,
                        "kind": action.get("kind", "plain"), "args": args}
             aborts: list[Event] = []

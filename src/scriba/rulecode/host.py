@@ -9,6 +9,7 @@ without running. Proposing code runs its declarations under ``inspect_seconds``.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -28,6 +29,9 @@ DEFAULT_COMMAND_SECONDS = 10.0  # wall clock for all the rule code of one comman
 DEFAULT_INSPECT_SECONDS = 2.0  # compiling proposed code and running its declarations
 # A worker that has to be killed needs a moment beyond the deadline it was given.
 _GRACE = 0.5
+# Every request names each rule's code by its hash: computed once per code text, not per
+# request (a dozen sha256 of whole rule texts per call added up).
+_hash = functools.lru_cache(maxsize=4096)(code_hash)
 
 
 class _Budget:
@@ -73,7 +77,7 @@ class SandboxHost:
                                                          self.command_seconds)
 
     def inspect(self, code: str) -> CodeInfo:
-        digest = code_hash(code)
+        digest = _hash(code)
         if digest in self._info:
             return self._info[digest]
         seconds = self.inspect_seconds
@@ -107,14 +111,14 @@ class SandboxHost:
             return {"died": f"{WALL_CLOCK_TEXT[:-1]}: the command's "
                             f"{self.command_seconds:g} s for rule code are spent)",
                     "spent": True}
-        payload = {**payload, "order": [[rid, code_hash(code)] for rid, code in order],
+        payload = {**payload, "order": [[rid, _hash(code)] for rid, code in order],
                    "budget": self.budget, "steps": budget.steps, "seconds": seconds,
                    "view": True}
         view_line = _encode(view)
         self.calls += 1
         answer = self.pool.request(payload, timeout=seconds + _GRACE, extra=view_line)
         if answer.get("missing"):
-            codes = {code_hash(code): code for _, code in order}
+            codes = {_hash(code): code for _, code in order}
             payload["seconds"] = max(budget.seconds_left(), 0.001)
             answer = self.pool.request({**payload, "codes": codes},
                                        timeout=payload["seconds"] + _GRACE, extra=view_line)

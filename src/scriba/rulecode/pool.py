@@ -11,6 +11,7 @@ worker is idle a new one is started, up to ``max_size``.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import queue
@@ -28,6 +29,7 @@ DEFAULT_WALL_CLOCK = 10.0
 DEFAULT_MAX_WORKERS = 16
 # The server never takes in more than this from rule code in one answer.
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
+_PIPE_BYTES = 1024 * 1024  # Linux's default ceiling for an unprivileged process
 
 
 class WorkerDied(Exception):
@@ -48,7 +50,12 @@ class WorkerProcess:
             env=env, bufsize=0,
         )
         self._buffer = b""
-        assert self.process.stdout is not None
+        assert self.process.stdin is not None and self.process.stdout is not None
+        for stream in (self.process.stdin, self.process.stdout):
+            # A view larger than the default 64 KiB pipe would block the write until the
+            # worker has drained part of it: one more wake-up of each side per call.
+            with contextlib.suppress(OSError, AttributeError):
+                fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
         self._selector = selectors.DefaultSelector()  # kept: one epoll per worker, not per call
         self._selector.register(self.process.stdout.fileno(), selectors.EVENT_READ)
 

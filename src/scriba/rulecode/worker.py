@@ -72,6 +72,15 @@ class Sandbox:
         self.depth = 0
         self.std_version = std.CURRENT  # the calling game's, set with every request
         self._std = std.natives(lambda: self.std_version)
+        # The view of the current request, decoded once into a frozen module that every
+        # rule's call loads (the JSON text it came from is kept to know when to redo it).
+        self._view: sl.FrozenModule | None = None
+        self._view_source: str | None = None
+        call_dialect = sl.Dialect.standard()
+        call_dialect.enable_load = True  # the generated call only; rules cannot load
+        self._call_ast = sl.parse("call.star", _CALL, call_dialect)  # evaluated many times
+        self._view_ast = sl.parse("view.star", "game = json.decode(scriba_view_json)\n",
+                                  self.dialect)
 
     # --- budget ------------------------------------------------------------------------
     def _cancelled(self) -> bool:
@@ -130,9 +139,26 @@ class Sandbox:
 
     def call_with_view(self, module: sl.FrozenModule, hook: str, rule_id: str,
                        args: list[Any]) -> Any:
-        rest = self.view_json.strip()[1:]
-        view_json = '{"this_rule":' + json.dumps(rule_id) + ("," if rest != "}" else "") + rest
-        return self.call(module, DISPATCH, hook, view_json, json.dumps(args))
+        """Call ``hook`` of a rule with the view as ``game``. The view is decoded once per
+        request, not once per rule: its values are frozen and shared by the calls (the
+        view is read-only); each call gets its own top-level dict with ``this_rule``."""
+        view = self._decoded_view()
+        driver = sl.Module()
+        driver["scriba_hook"] = hook
+        driver["scriba_rule"] = rule_id
+        driver["scriba_args"] = json.dumps(args)
+        modules = {_VIEW_MODULE: view, _RULE_MODULE: module}
+        return sl.eval_with(self._options(), driver, self._call_ast, self.globals,
+                            sl.FileLoader(modules.__getitem__)).value
+
+    def _decoded_view(self) -> sl.FrozenModule:
+        if self._view is None or self._view_source != self.view_json:
+            holder = sl.Module()
+            holder["scriba_view_json"] = self.view_json
+            self._view = None  # a failed decode leaves no stale view behind
+            sl.eval_with(self._options(), holder, self._view_ast, self.globals)
+            self._view, self._view_source = holder.freeze(), self.view_json
+        return self._view
 
     def _transform_callback(self, name: str, value: Any, context: Any = None) -> Any:
         if self.depth >= _MAX_TRANSFORM_DEPTH:
@@ -152,6 +178,12 @@ class Sandbox:
 
 
 DISPATCH = "scriba_dispatch_hook"
+_VIEW_MODULE = "scriba_view"
+_RULE_MODULE = "scriba_rule"
+# One hook call: the rule's dispatcher, given the shared view (the value of the last line
+# is the result of the evaluation).
+_CALL = (f"load({_VIEW_MODULE!r}, 'game')\nload({_RULE_MODULE!r}, {DISPATCH!r})\n"
+         f"{DISPATCH}(scriba_hook, game, scriba_rule, scriba_args)\n")
 
 
 def _defined(code: str) -> list[str]:
@@ -163,13 +195,21 @@ def _defined(code: str) -> list[str]:
 def _dispatcher(hooks: list[str]) -> str:
     branches = "".join(f"    if hook == {name!r}:\n        return {name}(game, *args)\n"
                        for name in hooks if name not in DECLARATION_HOOKS)
-    return (f"\n\ndef {DISPATCH}(hook, view_json, args_json):\n"
-            "    game = json.decode(view_json)\n    args = json.decode(args_json)\n"
+    # ``game`` is a new dict, "this_rule" first, then the view's (frozen) entries.
+    return (f"\n\ndef {DISPATCH}(hook, view, this_rule, args_json):\n"
+            "    game = {'this_rule': this_rule}\n    game.update(view)\n"
+            "    args = json.decode(args_json)\n"
             f"{branches}    fail('no hook ' + hook)\n")
 
 
+_CALL_FRAME = re.compile(r"  \* call\.star:\d+, in <module>\n[^\n]*\n")
+
+
 def _error_text(exc: BaseException, why: str = "") -> str:
-    text = str(exc).strip()
+    text = _CALL_FRAME.sub("", str(exc).strip(), count=1)  # the generated call's frame
+    if "error: Immutable" in text:
+        text = text.replace("error: Immutable", "error: Immutable (the game view is read-only "
+                            "and immutable: copy a part with dict() or list() to change it)", 1)
     if "Evaluation cancelled" in text and why:
         return why
     if "Evaluation cancelled" in text:

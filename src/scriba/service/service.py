@@ -47,6 +47,7 @@ from scriba.service import validation
 from scriba.service.errors import GameExists, InvalidInput, ServiceError, UnknownGame
 from scriba.service.messages import refusal_text, translate
 from scriba.service.reads import GameReads
+from scriba.store.bulk import collector_paused
 from scriba.store.database import is_memory
 from scriba.store.eventstore import Conflict, EventStore, GameWrite
 
@@ -216,11 +217,12 @@ class Service(GameReads):
     def replay(self, game_id: str, upto_seq: int | None = None,
                upto_time: str | None = None) -> GameState:
         """The state rebuilt from the whole log, optionally as it stood at a past point."""
-        events = self.store.events(game_id, upto=upto_seq)
-        if upto_time is not None:
-            limit = normalize(upto_time)
-            events = [e for e in events if e["time"] <= limit]
-        return fold(events)
+        with collector_paused():  # a bulk fold: see scriba.store.bulk
+            events = self.store.events(game_id, upto=upto_seq)
+            if upto_time is not None:
+                limit = normalize(upto_time)
+                events = [e for e in events if e["time"] <= limit]
+            return fold(events)
 
     def log(self, game_id: str) -> list[Event]:
         return self.store.events(game_id)
