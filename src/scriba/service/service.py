@@ -83,6 +83,16 @@ class Outcome:
     repeated: bool = False  # True: this request was decided before; nothing new recorded
 
 
+@dataclass
+class _Decision:
+    """A command decided and folded into the cached state, not yet written."""
+
+    events: list[Event]
+    outcome: Outcome
+    inbound: int | None
+    listeners: bool = True
+
+
 class _Decided(Exception):
     """The inbound row was decided meanwhile (a repeated request): answer its outcome."""
 
@@ -122,13 +132,20 @@ class Service:
         self._listeners.append(listener)
 
     @contextmanager
-    def _lock(self, game_id: str) -> Iterator[None]:
+    def _lock(self, game_id: str, wait: bool = True) -> Iterator[bool]:
+        """This process's lock of the game (threads); yields False if ``wait`` is off and
+        another thread holds it."""
         if self._single_connection:
             game_id = ""  # an in-memory database is one connection: one writer at a time
         with self._locks_guard:
             lock = self._locks.setdefault(game_id, threading.RLock())
-        with lock:
-            yield
+        if not lock.acquire(blocking=wait):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            lock.release()
 
     @contextmanager
     def reading(self, game_id: str) -> Iterator[GameState]:
@@ -264,6 +281,9 @@ class Service:
                                            and 0 < len(request_id) <= MAX_REQUEST_ID):
             raise InvalidInput(f"A request id is 1 to {MAX_REQUEST_ID} characters.",
                                field="request_id")
+        at_once = self._submit_at_once(game_id, stored, channel, raw, request_id)
+        if at_once is not None:
+            return at_once
         inbound_id, created = self.store.receive(channel, raw, game_id, request_id, stored)
         first = created  # False: this request id was seen before
         while True:
@@ -284,6 +304,34 @@ class Service:
                 # Decided by the writer ahead of us: the first answer to this call.
                 return self._answer(game_id, row, repeated=not first)
             created = True  # still queued (beyond the batch): take the next turn
+
+    def _submit_at_once(self, game_id: str, command: dict[str, Any], channel: str,
+                        raw: str, request_id: str | None) -> Outcome | None:
+        """The game's lock free at once: keep the input and decide it in one commit (with
+        the inputs queued before it). None when the writer would have to wait, the request
+        id is known, or anything went wrong: the caller then keeps the input first."""
+        try:
+            with self._lock(game_id, wait=False) as free:
+                if not free:
+                    return None
+                with self._transaction(game_id, wait=False) as (tx, state):
+                    if tx is None or state is None:
+                        return None  # another process holds the game
+                    if request_id is not None and tx.find_request(request_id) is not None:
+                        return None
+                    decisions = self._decide_queued(tx, state)
+                    own = self._decide_one(state, self._decider(command, raw),
+                                           command.get("at"))
+                    self._record(tx, decisions)
+                    own.inbound = tx.keep_decided(channel, raw, request_id, command)
+                    self._record(tx, [own])
+        except ServiceError:
+            raise
+        except Exception:  # noqa: BLE001 - nothing committed: the careful path decides it
+            return None
+        outcome = own.outcome
+        outcome.request_id, outcome.inbound_id = request_id, own.inbound
+        return outcome
 
     def _decide_inbound(self, game_id: str, inbound_id: int, command: dict[str, Any],
                         raw: str, request_id: str | None) -> Outcome:
@@ -399,7 +447,9 @@ class Service:
                             row = tx.inbound(inbound)
                             if row is not None and row["status"] != "received":
                                 raise _Decided(row)
-                        return self._apply(tx, state, decide, at, inbound, listeners)
+                        decision = self._decide_one(state, decide, at, inbound, listeners)
+                        self._record(tx, [decision])
+                        return decision.outcome
                 except Conflict:  # a writer that bypassed the lock: reload, decide again
                     if attempt + 1 == _SAFETY_RETRIES:
                         raise
@@ -410,31 +460,43 @@ class Service:
         (oldest first, at most ``_BATCH``): whoever holds the lock decides for the writers
         queued behind it, which then find their answer (one lock turn and one commit
         for many commands)."""
-        outcomes: dict[int, Outcome] = {}
         with self._lock(game_id), self._transaction(game_id, own) as (tx, state):
-            if state is None:
-                return outcomes  # ours was decided by the writer ahead: nothing to fold
-            for row in tx.pending(_BATCH):
-                if not isinstance(row["command"], dict):
-                    continue  # raw text only: its interface parses it first
-                decide = self._decider(row["command"], row["raw"])
-                outcome = self._apply(tx, state, decide, row["command"].get("at"), row["id"])
-                outcome.request_id, outcome.inbound_id = row["request_id"], row["id"]
-                outcomes[row["id"]] = outcome
-        return outcomes
+            if tx is None or state is None:
+                return {}  # ours was decided by the writer ahead: nothing to fold
+            decisions = self._decide_queued(tx, state)
+            self._record(tx, decisions)
+        return {d.inbound: d.outcome for d in decisions if d.inbound is not None}
+
+    def _decide_queued(self, tx: GameWrite, state: GameState) -> list[_Decision]:
+        """Decide the game's inputs kept and not yet decided (oldest first, at most
+        ``_BATCH``), folding each into ``state``; :meth:`_record` writes them."""
+        decisions = []
+        for row in tx.pending(_BATCH):
+            if not isinstance(row["command"], dict):
+                continue  # raw text only: its interface parses it first
+            decide = self._decider(row["command"], row["raw"])
+            decision = self._decide_one(state, decide, row["command"].get("at"), row["id"])
+            decision.outcome.request_id = row["request_id"]
+            decision.outcome.inbound_id = row["id"]
+            decisions.append(decision)
+        return decisions
 
     @contextmanager
-    def _transaction(self, game_id: str, own: int | None = None
-                     ) -> Iterator[tuple[GameWrite, GameState | None]]:
+    def _transaction(self, game_id: str, own: int | None = None, wait: bool = True
+                     ) -> Iterator[tuple[GameWrite | None, GameState | None]]:
         """The game's write transaction and its cached state, caught up under the lock.
 
         Events are folded into the cached state as they are decided; if the transaction
         does not commit, the cache is dropped (the next read rebuilds it from the store).
         With ``own``, an inbound row found already decided yields no state (and reads
-        nothing more): the caller only wanted to decide it.
+        nothing more): the caller only wanted to decide it. With ``wait`` off, a game
+        another process holds yields ``(None, None)``.
         """
         try:
-            with self.store.write(game_id) as tx:
+            with self.store.write(game_id, wait=wait) as tx:
+                if tx is None:
+                    yield None, None
+                    return
                 if own is not None:
                     row = tx.inbound(own)
                     if row is not None and row["status"] != "received":
@@ -451,24 +513,34 @@ class Service:
         if state.seq // self.snapshot_every > before // self.snapshot_every:
             self._snapshots.request(game_id)  # after the commit, off the command path
 
-    def _apply(self, tx: GameWrite, state: GameState, decide: Decide, at: str | None,
-               inbound: int | None, listeners: bool = True) -> Outcome:
+    def _decide_one(self, state: GameState, decide: Decide, at: str | None,
+                    inbound: int | None = None, listeners: bool = True) -> _Decision:
+        """Decide a command on ``state`` and fold its events in; nothing is written yet
+        (on SQLite no database lock is held meanwhile, only the game's)."""
         now = normalize(at) if at else self.now(state)
         if now < state.time:
             now = state.time  # the log never goes back in time
         events, outcome = decide(state, now)
         numbered = _number(events, state.seq)
         outcome.events = _renumbered(outcome.events, events, numbered)
-        tx.append(numbered)
-        if inbound is not None:
-            tx.decide(inbound, "accepted" if outcome.accepted else "refused", outcome.message,
-                      {"accepted": outcome.accepted, "message": outcome.message,
-                       "seqs": [e["seq"] for e in outcome.events]})
-        for listener in self._listeners if listeners else ():
-            listener(tx.connection, tx.game_id, numbered, outcome)
         fold(numbered, state)
         outcome.state = state
-        return outcome
+        return _Decision(numbered, outcome, inbound, listeners)
+
+    def _record(self, tx: GameWrite, decisions: list[_Decision]) -> None:
+        """Write decided commands: events, inbound rows, listeners (the short part that
+        holds the database's write lock)."""
+        tx.writing()
+        for decision in decisions:
+            outcome = decision.outcome
+            tx.append(decision.events)
+            if decision.inbound is not None:
+                tx.decide(decision.inbound, "accepted" if outcome.accepted else "refused",
+                          outcome.message,
+                          {"accepted": outcome.accepted, "message": outcome.message,
+                           "seqs": [e["seq"] for e in outcome.events]})
+            for listener in self._listeners if decision.listeners else ():
+                listener(tx.connection, tx.game_id, decision.events, outcome)
 
     # --- export and import --------------------------------------------------------------
     def export_game(self, game_id: str) -> Iterable[str]:

@@ -1,12 +1,16 @@
 """The event store: append-only game logs, snapshots and raw inbound messages.
 
 SQLite by default, PostgreSQL in production; SQLAlchemy Core statements, no ORM. A command
-is decided inside :meth:`EventStore.write`, one transaction that holds the game's lock
-from the first read to the commit (``BEGIN IMMEDIATE`` on SQLite, a transaction-scoped
-advisory lock per game on PostgreSQL, so different games proceed in parallel there). The
-unique (game, seq) constraint stays as a safety net: an append that breaks it raises
-:class:`Conflict`. The schema is made by :func:`scriba.store.database.migrate`, never
-here: a store on an old schema refuses to start and says how to upgrade.
+is decided inside :meth:`EventStore.write`, which holds the game's lock from the first
+read to the commit: a transaction-scoped advisory lock per game on PostgreSQL (one
+transaction throughout), and on SQLite a ``flock`` of a per-game file beside the database
+(``<db>.locks/<hash>``). SQLite has one writer per *file*, so there the game is read in a
+short read transaction, decided holding no database lock, and only the appending takes
+the database's write lock (``BEGIN IMMEDIATE``, see :meth:`GameWrite.writing`): a slow
+rule in one game never delays another game. The unique (game, seq) constraint stays as a
+safety net: an append that breaks it raises :class:`Conflict`. The schema is made by
+:func:`scriba.store.database.migrate`, never here: a store on an old schema refuses to
+start and says how to upgrade.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -41,13 +46,16 @@ _INBOUND_COLUMNS = (inbound_t.c.id, inbound_t.c.game_id, inbound_t.c.channel,
 # running it on SQLite (SQLAlchemy caches the compiled form; these skip the construction).
 _GAME_ROW = select(games_t.c.id).where(games_t.c.id == bindparam("game_id"))
 _ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
+_TRY_ADVISORY_LOCK = text("SELECT pg_try_advisory_xact_lock(:key)")
 _EVENTS_AFTER = (select(*_EVENT_COLUMNS)
                  .where(events_t.c.game_id == bindparam("game_id"),
                         events_t.c.seq > bindparam("after"))
                  .order_by(events_t.c.seq))
 _INSERT_EVENTS = events_t.insert()
 _INBOUND_BY_ID = select(*_INBOUND_COLUMNS).where(inbound_t.c.id == bindparam("inbound_id"))
-_DECIDE_INBOUND = (update(inbound_t).where(inbound_t.c.id == bindparam("inbound_id"))
+# Only a row still ``received`` is decided: a second decision would be a lock bypassed.
+_DECIDE_INBOUND = (update(inbound_t).where(inbound_t.c.id == bindparam("inbound_id"),
+                                           inbound_t.c.status == "received")
                    .values(status=bindparam("b_status"), result=bindparam("b_result"),
                            outcome=bindparam("b_outcome"),
                            decided_at=bindparam("b_decided_at")))
@@ -102,11 +110,40 @@ def _inbound(row: Any) -> dict[str, Any]:
 
 
 class GameWrite:
-    """What a command may do while it holds its game's lock: read, append, mark inbound."""
+    """What a command may do while it holds its game's lock: read, then (after
+    :meth:`writing`) append, keep and decide inbound rows."""
 
-    def __init__(self, connection: Connection, game_id: str) -> None:
+    def __init__(self, connection: Connection, game_id: str,
+                 begin_write: Callable[[], None] | None = None) -> None:
         self.connection = connection
         self.game_id = game_id
+        self._begin_write = begin_write
+
+    def writing(self) -> None:
+        """From here on this transaction writes. On SQLite this ends the read and takes the
+        database's write lock (``BEGIN IMMEDIATE``): call it once deciding is done, so
+        the database-wide lock is held only for the writing. Idempotent."""
+        if self._begin_write is not None:
+            begin, self._begin_write = self._begin_write, None
+            begin()
+
+    def find_request(self, request_id: str) -> dict[str, Any] | None:
+        row = self.connection.execute(
+            _FIND_REQUEST, {"game_id": self.game_id, "request_id": request_id}).first()
+        return _inbound(row) if row else None
+
+    def keep_decided(self, channel: str, raw: str, request_id: str | None,
+                     command: dict[str, Any]) -> int:
+        """Keep an input in this transaction (to be decided in it): the row's id.
+
+        An IntegrityError means its request id was kept meanwhile by another writer.
+        """
+        self.writing()
+        result = self.connection.execute(_INSERT_INBOUND, {
+            "game_id": self.game_id, "channel": channel, "raw": raw,
+            "received_at": datetime.now(UTC), "status": "received",
+            "request_id": request_id, "command": command})
+        return int(result.inserted_primary_key[0])
 
     def events_after(self, seq: int) -> list[dict[str, Any]]:
         rows = self.connection.execute(_EVENTS_AFTER, {"game_id": self.game_id, "after": seq})
@@ -127,6 +164,7 @@ class GameWrite:
     def append(self, events: list[dict[str, Any]]) -> None:
         if not events:
             return
+        self.writing()
         try:  # on failure the whole transaction is rolled back by the caller's block
             self.connection.execute(_INSERT_EVENTS, [
                 {"game_id": self.game_id, "seq": e["seq"], "type": e["type"],
@@ -137,9 +175,12 @@ class GameWrite:
 
     def decide(self, inbound_id: int, status: str, message: str,
                outcome: dict[str, Any]) -> None:
-        self.connection.execute(_DECIDE_INBOUND, {
+        self.writing()
+        result = self.connection.execute(_DECIDE_INBOUND, {
             "inbound_id": inbound_id, "b_status": status, "b_result": message,
             "b_outcome": outcome, "b_decided_at": datetime.now(UTC)})
+        if result.rowcount != 1:  # decided meanwhile: only a writer bypassing the lock
+            raise Conflict(f"input {inbound_id} of game {self.game_id} was decided meanwhile")
 
 
 def _latest_snapshot(connection: Connection, game_id: str) -> tuple[int, dict[str, Any]] | None:
@@ -155,8 +196,9 @@ class EventStore:
         self.engine = make_engine(url)
         self.dialect = self.engine.dialect.name
         database = self.engine.url.database
-        self._lock_path = (f"{database}.writer-lock" if self.dialect == "sqlite"
-                           and not is_memory(url) and database else None)
+        on_file = self.dialect == "sqlite" and not is_memory(url) and bool(database)
+        self._lock_path = f"{database}.writer-lock" if on_file else None
+        self._game_locks = f"{database}.locks" if on_file else None
         self._held = threading.local()
         check_schema(self.engine)
 
@@ -197,19 +239,82 @@ class EventStore:
 
     # --- the command path -------------------------------------------------------------
     @contextmanager
-    def write(self, game_id: str) -> Iterator[GameWrite]:
-        """One transaction holding ``game_id``'s lock; commits when the block ends.
+    def write(self, game_id: str, wait: bool = True) -> Iterator[GameWrite | None]:
+        """Hold ``game_id``'s lock from the first read to the commit (when the block ends).
 
-        Waits (never fails) while another process or thread holds the lock.
+        Waits (never fails) while another process or thread holds it; with ``wait=False``
+        yields None instead of waiting. Reads come first; :meth:`GameWrite.writing` (or
+        the first write) starts the writing part.
         """
-        with self._begin(write=True) as connection:
-            if self.dialect == "postgresql":
-                # An advisory lock, not SELECT … FOR UPDATE: it writes nothing, so a writer
-                # that finds its input already decided commits without a WAL flush.
-                connection.execute(_ADVISORY_LOCK, {"key": _lock_key(game_id)})
-            if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
-                raise unknown_game(game_id)
-            yield GameWrite(connection, game_id)
+        if self.dialect != "sqlite":
+            with self._begin() as connection:
+                if self.dialect == "postgresql":
+                    # An advisory lock, not SELECT … FOR UPDATE: it writes nothing, so a
+                    # writer that finds its input already decided commits without a flush.
+                    key = {"key": _lock_key(game_id)}
+                    if wait:
+                        connection.execute(_ADVISORY_LOCK, key)
+                    elif not connection.execute(_TRY_ADVISORY_LOCK, key).scalar():
+                        yield None
+                        return
+                if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
+                    raise unknown_game(game_id)
+                yield GameWrite(connection, game_id)
+            return
+        with self._game_lock(game_id, wait) as held:
+            if not held:
+                yield None
+                return
+            with self._sqlite_write(game_id) as tx:
+                yield tx
+
+    @contextmanager
+    def _sqlite_write(self, game_id: str) -> Iterator[GameWrite]:
+        """A read transaction (WAL: beside the writer), turned by ``writing()`` into a write
+        transaction under SQLite's lock. The game's own lock is held by the caller, so what
+        was read stays true: no one else appends to this game meanwhile."""
+        with contextlib.ExitStack() as stack:
+            connection = stack.enter_context(self.engine.connect())
+            transaction = connection.begin()
+
+            def begin_write() -> None:
+                nonlocal transaction
+                transaction.commit()
+                stack.enter_context(self.exclusive())  # released after the commit below
+                connection.execution_options(sqlite_begin="IMMEDIATE")
+                transaction = connection.begin()
+            try:
+                if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
+                    raise unknown_game(game_id)
+                yield GameWrite(connection, game_id, begin_write)
+            except BaseException:
+                transaction.rollback()
+                raise
+            transaction.commit()
+
+    @contextmanager
+    def _game_lock(self, game_id: str, wait: bool) -> Iterator[bool]:
+        """SQLite on a file: ``flock`` of the game's own file beside the database, so the
+        processes deciding one game queue while other games go on (re-entrant per thread).
+        Yields False when ``wait`` is off and another holder has it."""
+        held: set[str] = self._held.__dict__.setdefault("games", set())
+        if self._game_locks is None or game_id in held:
+            yield True
+            return
+        name = hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest()
+        os.makedirs(self._game_locks, exist_ok=True)
+        with open(os.path.join(self._game_locks, name), "a+b") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            held.add(game_id)
+            try:
+                yield True
+            finally:
+                held.discard(game_id)
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     # --- games ------------------------------------------------------------------------
     def create_game(self, game_id: str, name: str, ruleset: str,
