@@ -282,9 +282,13 @@ class Service:
             raise InvalidInput(f"A request id is 1 to {MAX_REQUEST_ID} characters.",
                                field="request_id")
         at_once = self._submit_at_once(game_id, stored, channel, raw, request_id)
-        if at_once is not None:
+        if isinstance(at_once, Outcome):
             return at_once
-        inbound_id, created = self.store.receive(channel, raw, game_id, request_id, stored)
+        if at_once is not None:  # the request id is known: its row's id
+            inbound_id, created = at_once, False
+        else:  # the game is busy: keep the input first (the insert checks the request id)
+            inbound_id, created = self.store.receive(channel, raw, game_id, request_id,
+                                                     stored, check_first=False)
         first = created  # False: this request id was seen before
         while True:
             if not created:
@@ -298,7 +302,10 @@ class Service:
             except Exception:  # noqa: BLE001 - e.g. a listener: decide this one alone
                 return self._decide_inbound(game_id, inbound_id, stored, raw, request_id)
             if inbound_id in outcomes:
-                return outcomes[inbound_id]
+                outcome = outcomes[inbound_id]
+                if outcome.repeated:  # decided by the writer ahead of us
+                    outcome.repeated = not first
+                return outcome
             row = self.store.inbound_row(inbound_id)
             if row is not None and row["status"] != "received":
                 # Decided by the writer ahead of us: the first answer to this call.
@@ -306,10 +313,11 @@ class Service:
             created = True  # still queued (beyond the batch): take the next turn
 
     def _submit_at_once(self, game_id: str, command: dict[str, Any], channel: str,
-                        raw: str, request_id: str | None) -> Outcome | None:
+                        raw: str, request_id: str | None) -> Outcome | int | None:
         """The game's lock free at once: keep the input and decide it in one commit (with
-        the inputs queued before it). None when the writer would have to wait, the request
-        id is known, or anything went wrong: the caller then keeps the input first."""
+        the inputs queued before it). A known request id gives its row's id; None when the
+        writer would have to wait or anything went wrong: the caller then keeps the input
+        first."""
         try:
             with self._lock(game_id, wait=False) as free:
                 if not free:
@@ -317,8 +325,10 @@ class Service:
                 with self._transaction(game_id, wait=False) as (tx, state):
                     if tx is None or state is None:
                         return None  # another process holds the game
-                    if request_id is not None and tx.find_request(request_id) is not None:
-                        return None
+                    if request_id is not None:
+                        known = tx.find_request(request_id)
+                        if known is not None:
+                            return int(known["id"])
                     decisions = self._decide_queued(tx, state)
                     own = self._decide_one(state, self._decider(command, raw),
                                            command.get("at"))
@@ -460,12 +470,29 @@ class Service:
         (oldest first, at most ``_BATCH``): whoever holds the lock decides for the writers
         queued behind it, which then find their answer (one lock turn and one commit
         for many commands)."""
-        with self._lock(game_id), self._transaction(game_id, own) as (tx, state):
-            if tx is None or state is None:
-                return {}  # ours was decided by the writer ahead: nothing to fold
+        with self._lock(game_id), self._transaction(game_id) as (tx, state):
+            assert tx is not None and state is not None
+            if own is not None:
+                row = tx.inbound(own)
+                if row is not None and row["status"] != "received":
+                    # Decided by the writer ahead: answered from this turn's reads.
+                    return {own: self._recorded(tx, state, row)}
             decisions = self._decide_queued(tx, state)
             self._record(tx, decisions)
         return {d.inbound: d.outcome for d in decisions if d.inbound is not None}
+
+    @staticmethod
+    def _recorded(tx: GameWrite, state: GameState, row: dict[str, Any]) -> Outcome:
+        """The recorded outcome of a decided input, its events taken from those this turn
+        just read (``repeated`` set: not decided by this call)."""
+        recorded = row["outcome"] or {}
+        seqs = recorded.get("seqs", [])
+        fresh = {event["seq"]: event for event in tx.caught_up}
+        events = ([fresh[seq] for seq in seqs] if all(seq in fresh for seq in seqs)
+                  else tx.events_by_seq(seqs))
+        return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
+                       recorded.get("message", row["result"] or ""), events, state,
+                       row["request_id"], row["id"], repeated=True)
 
     def _decide_queued(self, tx: GameWrite, state: GameState) -> list[_Decision]:
         """Decide the game's inputs kept and not yet decided (oldest first, at most
@@ -482,26 +509,19 @@ class Service:
         return decisions
 
     @contextmanager
-    def _transaction(self, game_id: str, own: int | None = None, wait: bool = True
+    def _transaction(self, game_id: str, wait: bool = True
                      ) -> Iterator[tuple[GameWrite | None, GameState | None]]:
         """The game's write transaction and its cached state, caught up under the lock.
 
         Events are folded into the cached state as they are decided; if the transaction
         does not commit, the cache is dropped (the next read rebuilds it from the store).
-        With ``own``, an inbound row found already decided yields no state (and reads
-        nothing more): the caller only wanted to decide it. With ``wait`` off, a game
-        another process holds yields ``(None, None)``.
+        With ``wait`` off, a game another process holds yields ``(None, None)``.
         """
         try:
             with self.store.write(game_id, wait=wait) as tx:
                 if tx is None:
                     yield None, None
                     return
-                if own is not None:
-                    row = tx.inbound(own)
-                    if row is not None and row["status"] != "received":
-                        yield tx, None
-                        return
                 state = self._catch_up(game_id, tx)
                 before = state.seq
                 yield tx, state

@@ -118,6 +118,7 @@ class GameWrite:
         self.connection = connection
         self.game_id = game_id
         self._begin_write = begin_write
+        self.caught_up: list[dict[str, Any]] = []  # what the last events_after() read
 
     def writing(self) -> None:
         """From here on this transaction writes. On SQLite this ends the read and takes the
@@ -147,7 +148,11 @@ class GameWrite:
 
     def events_after(self, seq: int) -> list[dict[str, Any]]:
         rows = self.connection.execute(_EVENTS_AFTER, {"game_id": self.game_id, "after": seq})
-        return [_event(row) for row in rows]
+        self.caught_up = [_event(row) for row in rows]
+        return self.caught_up
+
+    def events_by_seq(self, seqs: Iterable[int]) -> list[dict[str, Any]]:
+        return _events_by_seq(self.connection, self.game_id, seqs)
 
     def latest_snapshot(self) -> tuple[int, dict[str, Any]] | None:
         return _latest_snapshot(self.connection, self.game_id)
@@ -181,6 +186,17 @@ class GameWrite:
             "b_outcome": outcome, "b_decided_at": datetime.now(UTC)})
         if result.rowcount != 1:  # decided meanwhile: only a writer bypassing the lock
             raise Conflict(f"input {inbound_id} of game {self.game_id} was decided meanwhile")
+
+
+def _events_by_seq(connection: Connection, game_id: str,
+                   seqs: Iterable[int]) -> list[dict[str, Any]]:
+    wanted = sorted(set(seqs))
+    if not wanted:
+        return []
+    query = select(*_EVENT_COLUMNS).where(
+        events_t.c.game_id == game_id, events_t.c.seq >= wanted[0],
+        events_t.c.seq <= wanted[-1]).order_by(events_t.c.seq)
+    return [e for e in map(_event, connection.execute(query)) if e["seq"] in wanted]
 
 
 def _latest_snapshot(connection: Connection, game_id: str) -> tuple[int, dict[str, Any]] | None:
@@ -366,14 +382,8 @@ class EventStore:
             return [_event(row) for row in connection.execute(query.order_by(events_t.c.seq))]
 
     def events_by_seq(self, game_id: str, seqs: Iterable[int]) -> list[dict[str, Any]]:
-        wanted = sorted(set(seqs))
-        if not wanted:
-            return []
         with self._begin() as connection:
-            query = select(*_EVENT_COLUMNS).where(
-                events_t.c.game_id == game_id, events_t.c.seq >= wanted[0],
-                events_t.c.seq <= wanted[-1]).order_by(events_t.c.seq)
-            return [e for e in map(_event, connection.execute(query)) if e["seq"] in wanted]
+            return _events_by_seq(connection, game_id, seqs)
 
     def count_events(self, game_id: str) -> int:
         with self._begin() as connection:
@@ -399,13 +409,16 @@ class EventStore:
     # --- raw inbound messages ---------------------------------------------------------
     def receive(self, channel: str, raw: str, game_id: str | None = None,
                 request_id: str | None = None,
-                command: dict[str, Any] | None = None) -> tuple[int, bool]:
+                command: dict[str, Any] | None = None,
+                check_first: bool = True) -> tuple[int, bool]:
         """Keep an input (committed) before it is decided: ``(row id, created)``.
 
         With a ``request_id`` already known for that game, nothing new is kept and the
-        first row's id comes back with ``created=False``.
+        first row's id comes back with ``created=False``. ``check_first=False`` skips the
+        look-up before the insert (one transaction less when the id is most likely new):
+        the unique (game, request id) then finds a known one.
         """
-        if request_id is not None:
+        if request_id is not None and check_first:
             row = self.find_request(game_id, request_id)
             if row is not None:
                 return row["id"], False
