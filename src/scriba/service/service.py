@@ -295,6 +295,12 @@ class Service:
                 row = self.store.inbound_row(inbound_id)
                 if row is not None and row["status"] != "received":
                     return self._answer(game_id, row, repeated=True)
+            else:
+                # Wait for the writer ahead: it decides the inputs queued behind it.
+                settled = self._settled(game_id, inbound_id)
+                if settled is not None:
+                    settled.repeated = not first
+                    return settled
             try:
                 outcomes = self._decide_pending(game_id, inbound_id)
             except ServiceError:
@@ -485,14 +491,24 @@ class Service:
     def _recorded(tx: GameWrite, state: GameState, row: dict[str, Any]) -> Outcome:
         """The recorded outcome of a decided input, its events taken from those this turn
         just read (``repeated`` set: not decided by this call)."""
-        recorded = row["outcome"] or {}
-        seqs = recorded.get("seqs", [])
-        fresh = {event["seq"]: event for event in tx.caught_up}
-        events = ([fresh[seq] for seq in seqs] if all(seq in fresh for seq in seqs)
-                  else tx.events_by_seq(seqs))
-        return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
-                       recorded.get("message", row["result"] or ""), events, state,
-                       row["request_id"], row["id"], repeated=True)
+        return _recorded_outcome(row, state, tx.caught_up, tx.events_by_seq)
+
+    def _settled(self, game_id: str, inbound_id: int) -> Outcome | None:
+        """Once the writer ahead is done: the input's recorded outcome if it decided it
+        (the events since the cached state read in the same look), else None."""
+        with self._lock(game_id):
+            state = self._states.get(game_id)
+            row, fresh = self.store.settled_row(game_id, inbound_id,
+                                                state.seq if state is not None else None)
+            if row is None or row["status"] == "received":
+                return None
+            if state is None:
+                state = self.load(game_id)
+            for event in fresh:
+                if event["seq"] == state.seq + 1:
+                    apply_event(state, event)
+            return _recorded_outcome(row, state, fresh,
+                                     lambda seqs: self.store.events_by_seq(game_id, seqs))
 
     def _decide_queued(self, tx: GameWrite, state: GameState) -> list[_Decision]:
         """Decide the game's inputs kept and not yet decided (oldest first, at most
@@ -580,6 +596,19 @@ class Service:
         self.store.create_game(game_id, first.get("name", game_id), first["ruleset"], events)
         self._states.pop(game_id, None)
         return self.load(game_id)
+
+
+def _recorded_outcome(row: dict[str, Any], state: GameState, fresh: list[Event],
+                      by_seq: Callable[[list[int]], list[Event]]) -> Outcome:
+    """A decided input's recorded outcome, its events picked from ``fresh`` (the events
+    just read) or else read by ``by_seq``; ``repeated`` set: not decided by this call."""
+    recorded = row["outcome"] or {}
+    seqs = recorded.get("seqs", [])
+    found = {event["seq"]: event for event in fresh}
+    events = [found[seq] for seq in seqs] if all(seq in found for seq in seqs) else by_seq(seqs)
+    return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
+                   recorded.get("message", row["result"] or ""), events, state,
+                   row["request_id"], row["id"], repeated=True)
 
 
 def _number(events: list[Event], after: int) -> list[Event]:

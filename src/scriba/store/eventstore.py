@@ -47,6 +47,7 @@ _INBOUND_COLUMNS = (inbound_t.c.id, inbound_t.c.game_id, inbound_t.c.channel,
 _GAME_ROW = select(games_t.c.id).where(games_t.c.id == bindparam("game_id"))
 _ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
 _TRY_ADVISORY_LOCK = text("SELECT pg_try_advisory_xact_lock(:key)")
+_SHARED_ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock_shared(:key)")
 _EVENTS_AFTER = (select(*_EVENT_COLUMNS)
                  .where(events_t.c.game_id == bindparam("game_id"),
                         events_t.c.seq > bindparam("after"))
@@ -308,11 +309,37 @@ class EventStore:
                 raise
             transaction.commit()
 
+    def settled_row(self, game_id: str, inbound_id: int, after: int | None
+                    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """An inbound row, read once no writer holds its game (waiting for the one ahead),
+        and if it is decided the game's events after ``after`` (None: none), in one read.
+
+        A shared hold of the game's lock: all the writers queued behind a lock holder
+        learn at once, side by side, whether it decided their input, instead of taking
+        the exclusive lock one after the other just to find out.
+        """
+        if self.dialect == "postgresql":
+            with self._begin() as connection:
+                connection.execute(_SHARED_ADVISORY_LOCK, {"key": _lock_key(game_id)})
+                return self._settled(connection, game_id, inbound_id, after)
+        with self._game_lock(game_id, wait=True, shared=True), self._begin() as connection:
+            return self._settled(connection, game_id, inbound_id, after)
+
+    @staticmethod
+    def _settled(connection: Connection, game_id: str, inbound_id: int, after: int | None
+                 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        row = connection.execute(_INBOUND_BY_ID, {"inbound_id": inbound_id}).first()
+        if row is None or row.status == "received" or after is None:
+            return (_inbound(row) if row else None), []
+        events = connection.execute(_EVENTS_AFTER, {"game_id": game_id, "after": after})
+        return _inbound(row), [_event(event) for event in events]
+
     @contextmanager
-    def _game_lock(self, game_id: str, wait: bool) -> Iterator[bool]:
+    def _game_lock(self, game_id: str, wait: bool, shared: bool = False) -> Iterator[bool]:
         """SQLite on a file: ``flock`` of the game's own file beside the database, so the
         processes deciding one game queue while other games go on (re-entrant per thread).
-        Yields False when ``wait`` is off and another holder has it."""
+        Yields False when ``wait`` is off and another holder has it. ``shared``: only
+        waits for the exclusive holder (see :meth:`settled_row`)."""
         held: set[str] = self._held.__dict__.setdefault("games", set())
         if self._game_locks is None or game_id in held:
             yield True
@@ -321,9 +348,16 @@ class EventStore:
         os.makedirs(self._game_locks, exist_ok=True)
         with open(os.path.join(self._game_locks, name), "a+b") as handle:
             try:
-                fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+                fcntl.flock(handle, mode | (0 if wait else fcntl.LOCK_NB))
             except BlockingIOError:
                 yield False
+                return
+            if shared:
+                try:
+                    yield True
+                finally:
+                    fcntl.flock(handle, fcntl.LOCK_UN)
                 return
             held.add(game_id)
             try:
