@@ -512,16 +512,28 @@ class Service:
 
     def _decide_queued(self, tx: GameWrite, state: GameState) -> list[_Decision]:
         """Decide the game's inputs kept and not yet decided (oldest first, at most
-        ``_BATCH``), folding each into ``state``; :meth:`_record` writes them."""
-        decisions = []
-        for row in tx.pending(_BATCH):
-            if not isinstance(row["command"], dict):
-                continue  # raw text only: its interface parses it first
-            decide = self._decider(row["command"], row["raw"])
-            decision = self._decide_one(state, decide, row["command"].get("at"), row["id"])
-            decision.outcome.request_id = row["request_id"]
-            decision.outcome.inbound_id = row["id"]
-            decisions.append(decision)
+        ``_BATCH``), folding each into ``state``; :meth:`_record` writes them.
+
+        Inputs kept while this writer decides are taken too (another look after each
+        round): the writers queued behind it all get their answer from one commit.
+        """
+        decisions: list[_Decision] = []
+        last = 0
+        while len(decisions) < _BATCH:
+            rows = tx.pending(_BATCH - len(decisions), after=last)
+            if not rows:
+                break
+            for row in rows:
+                last = row["id"]
+                if not isinstance(row["command"], dict):
+                    continue  # raw text only: its interface parses it first
+                decide = self._decider(row["command"], row["raw"])
+                decision = self._decide_one(state, decide, row["command"].get("at"),
+                                            row["id"])
+                decision.outcome.request_id = row["request_id"]
+                decision.outcome.inbound_id = row["id"]
+                decisions.append(decision)
+            tx.refresh()
         return decisions
 
     @contextmanager

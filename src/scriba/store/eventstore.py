@@ -63,7 +63,7 @@ _DECIDE_INBOUND = (update(inbound_t).where(inbound_t.c.id == bindparam("inbound_
 _INSERT_INBOUND = inbound_t.insert()
 _PENDING = (select(*_INBOUND_COLUMNS)
             .where(inbound_t.c.game_id == bindparam("game_id"),
-                   inbound_t.c.status == "received")
+                   inbound_t.c.status == "received", inbound_t.c.id > bindparam("after"))
             .order_by(inbound_t.c.id).limit(bindparam("limit")))
 _FIND_REQUEST = select(*_INBOUND_COLUMNS).where(
     inbound_t.c.game_id == bindparam("game_id"),
@@ -115,10 +115,12 @@ class GameWrite:
     :meth:`writing`) append, keep and decide inbound rows."""
 
     def __init__(self, connection: Connection, game_id: str,
-                 begin_write: Callable[[], None] | None = None) -> None:
+                 begin_write: Callable[[], None] | None = None,
+                 refresh: Callable[[], None] | None = None) -> None:
         self.connection = connection
         self.game_id = game_id
         self._begin_write = begin_write
+        self._refresh = refresh
         self.caught_up: list[dict[str, Any]] = []  # what the last events_after() read
 
     def writing(self) -> None:
@@ -162,10 +164,18 @@ class GameWrite:
         row = self.connection.execute(_INBOUND_BY_ID, {"inbound_id": inbound_id}).first()
         return _inbound(row) if row else None
 
-    def pending(self, limit: int) -> list[dict[str, Any]]:
-        """The game's inputs kept and not yet decided, oldest first."""
-        rows = self.connection.execute(_PENDING, {"game_id": self.game_id, "limit": limit})
+    def pending(self, limit: int, after: int = 0) -> list[dict[str, Any]]:
+        """The game's inputs kept and not yet decided (row id above ``after``), oldest
+        first."""
+        rows = self.connection.execute(
+            _PENDING, {"game_id": self.game_id, "limit": limit, "after": after})
         return [_inbound(row) for row in rows]
+
+    def refresh(self) -> None:
+        """Before writing: see what others committed since the first read (SQLite's read
+        transaction is a snapshot; PostgreSQL's statements each see the latest)."""
+        if self._refresh is not None and self._begin_write is not None:
+            self._refresh()
 
     def append(self, events: list[dict[str, Any]]) -> None:
         if not events:
@@ -216,6 +226,7 @@ class EventStore:
         on_file = self.dialect == "sqlite" and not is_memory(url) and bool(database)
         self._lock_path = f"{database}.writer-lock" if on_file else None
         self._game_locks = f"{database}.locks" if on_file else None
+        self._locks_made = False  # the directory of the games' lock files, made once
         self._held = threading.local()
         check_schema(self.engine)
 
@@ -300,10 +311,15 @@ class EventStore:
                 stack.enter_context(self.exclusive())  # released after the commit below
                 connection.execution_options(sqlite_begin="IMMEDIATE")
                 transaction = connection.begin()
+
+            def refresh() -> None:
+                nonlocal transaction
+                transaction.commit()
+                transaction = connection.begin()
             try:
                 if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
                     raise unknown_game(game_id)
-                yield GameWrite(connection, game_id, begin_write)
+                yield GameWrite(connection, game_id, begin_write, refresh)
             except BaseException:
                 transaction.rollback()
                 raise
@@ -345,7 +361,9 @@ class EventStore:
             yield True
             return
         name = hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest()
-        os.makedirs(self._game_locks, exist_ok=True)
+        if not self._locks_made:
+            os.makedirs(self._game_locks, exist_ok=True)
+            self._locks_made = True
         with open(os.path.join(self._game_locks, name), "a+b") as handle:
             try:
                 mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
