@@ -3,17 +3,22 @@
 The write path (why it is shaped so):
 
 * **One writer per game.** Each command is decided under the game's lock, held from the
-  first read to the commit: an in-process lock per game (threads) and the database's
-  (``BEGIN IMMEDIATE`` on SQLite, ``pg_advisory_xact_lock`` of the game on PostgreSQL,
-  so games proceed in parallel there). Inside it only the events after the
+  first read to the commit: an in-process lock per game (threads) and the store's
+  (``pg_advisory_xact_lock`` of the game on PostgreSQL; on SQLite a ``flock`` of the
+  game's own file beside the database, the game read in a short read transaction and
+  decided holding no database lock, SQLite's single write lock taken only to append), so
+  a slow rule in one game never delays another. Inside it only the events after the
   cached state's seq are read; nobody else can write meanwhile, so there is nothing to
   retry and no command ever fails for contention.
-* **Exactly once.** The raw input and the structured command are kept (committed) in an
-  ``inbound`` row *before* deciding; the decision's events, the row's status and outcome,
-  and whatever the commit listeners write are then committed in one transaction. A
-  ``request_id`` already seen returns the first outcome (waiting for the lock if the first
-  attempt is still in flight elsewhere) and records nothing new. Rows a crash left
-  ``received`` are decided by :meth:`Service.recover`, to be called once at start.
+* **Exactly once.** When the game's lock is free at once, the input, its decision's
+  events, the row's status and outcome, and whatever the commit listeners write are
+  committed in one transaction. Otherwise the raw input and the structured command are
+  kept (committed) in an ``inbound`` row first; the writer then waits on a shared hold of
+  the lock, and the lock holder decides every input kept meanwhile (up to ``_BATCH``) in
+  its one commit, so most waiters only read their answer. A ``request_id`` already seen
+  returns the first outcome (waiting for the lock if the first attempt is still in
+  flight elsewhere) and records nothing new. Rows a crash left ``received`` are decided
+  by :meth:`Service.recover`, to be called once at start.
 * A refused command is recorded too (``command_refused``, with the raw input) so nothing a
   player sent is lost; it changes no state.
 * Snapshots are written off the command path, by a background thread with its own
