@@ -158,3 +158,66 @@ def test_kill_9_at_random_moments_loses_and_doubles_nothing(db_url, tmp_path):
         service.close()
         for process in running.values():
             os.killpg(process.pid, signal.SIGKILL)
+
+
+SLOW_GAME = textwrap.dedent('''
+    import sys, time
+    from scriba.rulecode.host import SandboxHost
+    from scriba.rulecode.pool import WorkerPool
+    from scriba.service.service import Service
+    url, game = sys.argv[1:]
+    # Steps practically unlimited: only the command's 2 s wall clock stops the loop.
+    host = SandboxHost(WorkerPool(size=1, wall_clock=5), budget=10 ** 12,
+                       command_steps=10 ** 12, command_seconds=2.0)
+    service = Service(url, host=host)
+    service.load(game)
+    print("ready", flush=True)
+    outcome = service.perform(game, "Anna", "pass", {})
+    print(time.monotonic(), flush=True)
+    print(outcome.events[-1]["type"] if outcome.events else "-", flush=True)
+    service.close()
+''')
+SLOW_CHECK = ("def check(game, command):\n    n = 0\n"
+              "    for i in range(1000000000):\n        n += 1\n")
+
+
+def test_a_slow_rule_in_one_game_does_not_hold_up_another_process_on_sqlite(tmp_path):
+    # SQLite has one writer per file: if game A's deciding held it, game B's command, from
+    # another process, would wait for A's 2 s rule. B must finish while A still runs.
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    service = Service(url)
+    try:
+        start = "2026-03-01T10:00:00Z"
+        normal = service.create_game("equinomic", game_id="normal", start=start,
+                                     players=["Anna", "Bruno", "Carla"])
+        rules = [{key: rule[key] for key in ("id", "title", "text", "code", "attributes")}
+                 for rule in normal.rules.values()]
+        service.create_game("equinomic", game_id="slow", start=start,
+                            players=["Anna", "Bruno", "Carla"],
+                            rules=[*rules, {"id": "199", "title": "Slow", "text": "s",
+                                            "code": SLOW_CHECK}])
+        warm = service.perform("normal", "Anna", "pass", {})  # this process's sandbox up
+        assert warm.accepted, warm.message
+        script = tmp_path / "slow.py"
+        script.write_text(SLOW_GAME)
+        slow = subprocess.Popen([sys.executable, str(script), url, "slow"],
+                                stdout=subprocess.PIPE, text=True)
+        try:
+            assert slow.stdout is not None
+            assert slow.stdout.readline().strip() == "ready"
+            time.sleep(0.8)  # A's command is now deciding, in its rule's loop
+            outcome = service.perform("normal", "Bruno", "pass", {})
+            normal_done = time.monotonic()
+            slow_done = float(slow.stdout.readline())
+            last = slow.stdout.readline().strip()
+            assert slow.wait(timeout=30) == 0
+        finally:
+            if slow.poll() is None:
+                slow.kill()
+        assert outcome.accepted, outcome.message
+        assert last == "rule_code_aborted" or any(
+            e["type"] == "rule_code_aborted" for e in service.log("slow"))
+        assert normal_done < slow_done  # B answered while A's rule was still running
+        assert service.load("slow").to_json() == service.replay("slow").to_json()
+    finally:
+        service.close()

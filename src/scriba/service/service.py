@@ -3,17 +3,22 @@
 The write path (why it is shaped so):
 
 * **One writer per game.** Each command is decided under the game's lock, held from the
-  first read to the commit: an in-process lock per game (threads) and the database's
-  (``BEGIN IMMEDIATE`` on SQLite, ``pg_advisory_xact_lock`` of the game on PostgreSQL,
-  so games proceed in parallel there). Inside it only the events after the
+  first read to the commit: an in-process lock per game (threads) and the store's
+  (``pg_advisory_xact_lock`` of the game on PostgreSQL; on SQLite a ``flock`` of the
+  game's own file beside the database, the game read in a short read transaction and
+  decided holding no database lock, SQLite's single write lock taken only to append), so
+  a slow rule in one game never delays another. Inside it only the events after the
   cached state's seq are read; nobody else can write meanwhile, so there is nothing to
   retry and no command ever fails for contention.
-* **Exactly once.** The raw input and the structured command are kept (committed) in an
-  ``inbound`` row *before* deciding; the decision's events, the row's status and outcome,
-  and whatever the commit listeners write are then committed in one transaction. A
-  ``request_id`` already seen returns the first outcome (waiting for the lock if the first
-  attempt is still in flight elsewhere) and records nothing new. Rows a crash left
-  ``received`` are decided by :meth:`Service.recover`, to be called once at start.
+* **Exactly once.** When the game's lock is free at once, the input, its decision's
+  events, the row's status and outcome, and whatever the commit listeners write are
+  committed in one transaction. Otherwise the raw input and the structured command are
+  kept (committed) in an ``inbound`` row first; the writer then waits on a shared hold of
+  the lock, and the lock holder decides every input kept meanwhile (up to ``_BATCH``) in
+  its one commit, so most waiters only read their answer. A ``request_id`` already seen
+  returns the first outcome (waiting for the lock if the first attempt is still in
+  flight elsewhere) and records nothing new. Rows a crash left ``received`` are decided
+  by :meth:`Service.recover`, to be called once at start.
 * A refused command is recorded too (``command_refused``, with the raw input) so nothing a
   player sent is lost; it changes no state.
 * Snapshots are written off the command path, by a background thread with its own
@@ -90,6 +95,16 @@ class Outcome:
     repeated: bool = False  # True: this request was decided before; nothing new recorded
 
 
+@dataclass
+class _Decision:
+    """A command decided and folded into the cached state, not yet written."""
+
+    events: list[Event]
+    outcome: Outcome
+    inbound: int | None
+    listeners: bool = True
+
+
 class _Decided(Exception):
     """The inbound row was decided meanwhile (a repeated request): answer its outcome."""
 
@@ -140,13 +155,20 @@ class Service(GameReads):
         return Accounts(self)
 
     @contextmanager
-    def _lock(self, game_id: str) -> Iterator[None]:
+    def _lock(self, game_id: str, wait: bool = True) -> Iterator[bool]:
+        """This process's lock of the game (threads); yields False if ``wait`` is off and
+        another thread holds it."""
         if self._single_connection:
             game_id = ""  # an in-memory database is one connection: one writer at a time
         with self._locks_guard:
             lock = self._locks.setdefault(game_id, threading.RLock())
-        with lock:
-            yield
+        if not lock.acquire(blocking=wait):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            lock.release()
 
     def game_lock(self, game_id: str) -> contextlib.AbstractContextManager[None]:
         """This process's lock of one game (reentrant): held by every command of the game,
@@ -288,13 +310,26 @@ class Service(GameReads):
                                            and 0 < len(request_id) <= MAX_REQUEST_ID):
             raise InvalidInput(f"A request id is 1 to {MAX_REQUEST_ID} characters.",
                                field="request_id")
-        inbound_id, created = self.store.receive(channel, raw, game_id, request_id, stored)
+        at_once = self._submit_at_once(game_id, stored, channel, raw, request_id)
+        if isinstance(at_once, Outcome):
+            return at_once
+        if at_once is not None:  # the request id is known: its row's id
+            inbound_id, created = at_once, False
+        else:  # the game is busy: keep the input first (the insert checks the request id)
+            inbound_id, created = self.store.receive(channel, raw, game_id, request_id,
+                                                     stored, check_first=False)
         first = created  # False: this request id was seen before
         while True:
             if not created:
                 row = self.store.inbound_row(inbound_id)
                 if row is not None and row["status"] != "received":
                     return self._answer(game_id, row, repeated=True)
+            else:
+                # Wait for the writer ahead: it decides the inputs queued behind it.
+                settled = self._settled(game_id, inbound_id)
+                if settled is not None:
+                    settled.repeated = not first
+                    return settled
             try:
                 outcomes = self._decide_pending(game_id, inbound_id)
             except ServiceError:
@@ -302,12 +337,46 @@ class Service(GameReads):
             except Exception:  # noqa: BLE001 - e.g. a listener: decide this one alone
                 return self._decide_inbound(game_id, inbound_id, stored, raw, request_id)
             if inbound_id in outcomes:
-                return outcomes[inbound_id]
+                outcome = outcomes[inbound_id]
+                if outcome.repeated:  # decided by the writer ahead of us
+                    outcome.repeated = not first
+                return outcome
             row = self.store.inbound_row(inbound_id)
             if row is not None and row["status"] != "received":
                 # Decided by the writer ahead of us: the first answer to this call.
                 return self._answer(game_id, row, repeated=not first)
             created = True  # still queued (beyond the batch): take the next turn
+
+    def _submit_at_once(self, game_id: str, command: dict[str, Any], channel: str,
+                        raw: str, request_id: str | None) -> Outcome | int | None:
+        """The game's lock free at once: keep the input and decide it in one commit (with
+        the inputs queued before it). A known request id gives its row's id; None when the
+        writer would have to wait or anything went wrong: the caller then keeps the input
+        first."""
+        try:
+            with self._lock(game_id, wait=False) as free:
+                if not free:
+                    return None
+                with self._transaction(game_id, wait=False) as (tx, state):
+                    if tx is None or state is None:
+                        return None  # another process holds the game
+                    if request_id is not None:
+                        known = tx.find_request(request_id)
+                        if known is not None:
+                            return int(known["id"])
+                    decisions = self._decide_queued(tx, state)
+                    own = self._decide_one(state, self._decider(command, raw),
+                                           command.get("at"))
+                    self._record(tx, decisions)
+                    own.inbound = tx.keep_decided(channel, raw, request_id, command)
+                    self._record(tx, [own])
+        except ServiceError:
+            raise
+        except Exception:  # noqa: BLE001 - nothing committed: the careful path decides it
+            return None
+        outcome = own.outcome
+        outcome.request_id, outcome.inbound_id = request_id, own.inbound
+        return outcome
 
     def _decide_inbound(self, game_id: str, inbound_id: int, command: dict[str, Any],
                         raw: str, request_id: str | None) -> Outcome:
@@ -427,7 +496,9 @@ class Service(GameReads):
                             row = tx.inbound(inbound)
                             if row is not None and row["status"] != "received":
                                 raise _Decided(row)
-                        return self._apply(tx, state, decide, at, inbound, listeners)
+                        decision = self._decide_one(state, decide, at, inbound, listeners)
+                        self._record(tx, [decision])
+                        return decision.outcome
                 except Conflict:  # a writer that bypassed the lock: reload, decide again
                     if attempt + 1 == _SAFETY_RETRIES:
                         raise
@@ -438,36 +509,80 @@ class Service(GameReads):
         (oldest first, at most ``_BATCH``): whoever holds the lock decides for the writers
         queued behind it, which then find their answer (one lock turn and one commit
         for many commands)."""
-        outcomes: dict[int, Outcome] = {}
-        with self._lock(game_id), self._transaction(game_id, own) as (tx, state):
+        with self._lock(game_id), self._transaction(game_id) as (tx, state):
+            assert tx is not None and state is not None
+            if own is not None:
+                row = tx.inbound(own)
+                if row is not None and row["status"] != "received":
+                    # Decided by the writer ahead: answered from this turn's reads.
+                    return {own: self._recorded(tx, state, row)}
+            decisions = self._decide_queued(tx, state)
+            self._record(tx, decisions)
+        return {d.inbound: d.outcome for d in decisions if d.inbound is not None}
+
+    @staticmethod
+    def _recorded(tx: GameWrite, state: GameState, row: dict[str, Any]) -> Outcome:
+        """The recorded outcome of a decided input, its events taken from those this turn
+        just read (``repeated`` set: not decided by this call)."""
+        return _recorded_outcome(row, state, tx.caught_up, tx.events_by_seq)
+
+    def _settled(self, game_id: str, inbound_id: int) -> Outcome | None:
+        """Once the writer ahead is done: the input's recorded outcome if it decided it
+        (the events since the cached state read in the same look), else None."""
+        with self._lock(game_id):
+            state = self._states.get(game_id)
+            row, fresh = self.store.settled_row(game_id, inbound_id,
+                                                state.seq if state is not None else None)
+            if row is None or row["status"] == "received":
+                return None
             if state is None:
-                return outcomes  # ours was decided by the writer ahead: nothing to fold
-            for row in tx.pending(_BATCH):
+                state = self.load(game_id)
+            for event in fresh:
+                if event["seq"] == state.seq + 1:
+                    apply_event(state, event)
+            return _recorded_outcome(row, state, fresh,
+                                     lambda seqs: self.store.events_by_seq(game_id, seqs))
+
+    def _decide_queued(self, tx: GameWrite, state: GameState) -> list[_Decision]:
+        """Decide the game's inputs kept and not yet decided (oldest first, at most
+        ``_BATCH``), folding each into ``state``; :meth:`_record` writes them.
+
+        Inputs kept while this writer decides are taken too (another look after each
+        round): the writers queued behind it all get their answer from one commit.
+        """
+        decisions: list[_Decision] = []
+        last = 0
+        while len(decisions) < _BATCH:
+            rows = tx.pending(_BATCH - len(decisions), after=last)
+            if not rows:
+                break
+            for row in rows:
+                last = row["id"]
                 if not isinstance(row["command"], dict):
                     continue  # raw text only: its interface parses it first
                 decide = self._decider(row["command"], row["raw"])
-                outcome = self._apply(tx, state, decide, row["command"].get("at"), row["id"])
-                outcome.request_id, outcome.inbound_id = row["request_id"], row["id"]
-                outcomes[row["id"]] = outcome
-        return outcomes
+                decision = self._decide_one(state, decide, row["command"].get("at"),
+                                            row["id"])
+                decision.outcome.request_id = row["request_id"]
+                decision.outcome.inbound_id = row["id"]
+                decisions.append(decision)
+            tx.refresh()
+        return decisions
 
     @contextmanager
-    def _transaction(self, game_id: str, own: int | None = None
-                     ) -> Iterator[tuple[GameWrite, GameState | None]]:
+    def _transaction(self, game_id: str, wait: bool = True
+                     ) -> Iterator[tuple[GameWrite | None, GameState | None]]:
         """The game's write transaction and its cached state, caught up under the lock.
 
         Events are folded into the cached state as they are decided; if the transaction
         does not commit, the cache is dropped (the next read rebuilds it from the store).
-        With ``own``, an inbound row found already decided yields no state (and reads
-        nothing more): the caller only wanted to decide it.
+        With ``wait`` off, a game another process holds yields ``(None, None)``.
         """
         try:
-            with self.store.write(game_id) as tx:
-                if own is not None:
-                    row = tx.inbound(own)
-                    if row is not None and row["status"] != "received":
-                        yield tx, None
-                        return
+            with self.store.write(game_id, wait=wait) as tx:
+                if tx is None:
+                    yield None, None
+                    return
                 state = self._catch_up(game_id, tx)
                 before = state.seq
                 yield tx, state
@@ -479,24 +594,34 @@ class Service(GameReads):
         if state.seq // self.snapshot_every > before // self.snapshot_every:
             self._snapshots.request(game_id)  # after the commit, off the command path
 
-    def _apply(self, tx: GameWrite, state: GameState, decide: Decide, at: str | None,
-               inbound: int | None, listeners: bool = True) -> Outcome:
+    def _decide_one(self, state: GameState, decide: Decide, at: str | None,
+                    inbound: int | None = None, listeners: bool = True) -> _Decision:
+        """Decide a command on ``state`` and fold its events in; nothing is written yet
+        (on SQLite no database lock is held meanwhile, only the game's)."""
         now = normalize(at) if at else self.now(state)
         if now < state.time:
             now = state.time  # the log never goes back in time
         events, outcome = decide(state, now)
         numbered = _number(events, state.seq)
         outcome.events = _renumbered(outcome.events, events, numbered)
-        tx.append(numbered)
-        if inbound is not None:
-            tx.decide(inbound, "accepted" if outcome.accepted else "refused", outcome.message,
-                      {"accepted": outcome.accepted, "message": outcome.message,
-                       "seqs": [e["seq"] for e in outcome.events]})
-        for listener in self._listeners if listeners else ():
-            listener(tx.connection, tx.game_id, numbered, outcome)
         fold(numbered, state)
         outcome.state = state
-        return outcome
+        return _Decision(numbered, outcome, inbound, listeners)
+
+    def _record(self, tx: GameWrite, decisions: list[_Decision]) -> None:
+        """Write decided commands: events, inbound rows, listeners (the short part that
+        holds the database's write lock)."""
+        tx.writing()
+        for decision in decisions:
+            outcome = decision.outcome
+            tx.append(decision.events)
+            if decision.inbound is not None:
+                tx.decide(decision.inbound, "accepted" if outcome.accepted else "refused",
+                          outcome.message,
+                          {"accepted": outcome.accepted, "message": outcome.message,
+                           "seqs": [e["seq"] for e in outcome.events]})
+            for listener in self._listeners if decision.listeners else ():
+                listener(tx.connection, tx.game_id, decision.events, outcome)
 
     # --- export and import --------------------------------------------------------------
     def export_game(self, game_id: str) -> Iterable[str]:
@@ -512,6 +637,19 @@ class Service(GameReads):
         with self._lock(game_id):
             self._states.pop(game_id, None)
         return self.load(game_id)
+
+
+def _recorded_outcome(row: dict[str, Any], state: GameState, fresh: list[Event],
+                      by_seq: Callable[[list[int]], list[Event]]) -> Outcome:
+    """A decided input's recorded outcome, its events picked from ``fresh`` (the events
+    just read) or else read by ``by_seq``; ``repeated`` set: not decided by this call."""
+    recorded = row["outcome"] or {}
+    seqs = recorded.get("seqs", [])
+    found = {event["seq"]: event for event in fresh}
+    events = [found[seq] for seq in seqs] if all(seq in found for seq in seqs) else by_seq(seqs)
+    return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
+                   recorded.get("message", row["result"] or ""), events, state,
+                   row["request_id"], row["id"], repeated=True)
 
 
 def _number(events: list[Event], after: int) -> list[Event]:

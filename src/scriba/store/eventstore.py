@@ -1,12 +1,16 @@
 """The event store: append-only game logs, snapshots and raw inbound messages.
 
 SQLite by default, PostgreSQL in production; SQLAlchemy Core statements, no ORM. A command
-is decided inside :meth:`EventStore.write`, one transaction that holds the game's lock
-from the first read to the commit (``BEGIN IMMEDIATE`` on SQLite, a transaction-scoped
-advisory lock per game on PostgreSQL, so different games proceed in parallel there). The
-unique (game, seq) constraint stays as a safety net: an append that breaks it raises
-:class:`Conflict`. The schema is made by :func:`scriba.store.database.migrate`, never
-here: a store on an old schema refuses to start and says how to upgrade.
+is decided inside :meth:`EventStore.write`, which holds the game's lock from the first
+read to the commit: a transaction-scoped advisory lock per game on PostgreSQL (one
+transaction throughout), and on SQLite a ``flock`` of a per-game file beside the database
+(``<db>.locks/<hash>``). SQLite has one writer per *file*, so there the game is read in a
+short read transaction, decided holding no database lock, and only the appending takes
+the database's write lock (``BEGIN IMMEDIATE``, see :meth:`GameWrite.writing`): a slow
+rule in one game never delays another game. The unique (game, seq) constraint stays as a
+safety net: an append that breaks it raises :class:`Conflict`. The schema is made by
+:func:`scriba.store.database.migrate`, never here: a store on an old schema refuses to
+start and says how to upgrade.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -50,20 +55,24 @@ _INBOUND_COLUMNS = (inbound_t.c.id, inbound_t.c.game_id, inbound_t.c.channel,
 # running it on SQLite (SQLAlchemy caches the compiled form; these skip the construction).
 _GAME_ROW = select(games_t.c.id).where(games_t.c.id == bindparam("game_id"))
 _ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
+_TRY_ADVISORY_LOCK = text("SELECT pg_try_advisory_xact_lock(:key)")
+_SHARED_ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock_shared(:key)")
 _EVENTS_AFTER = (select(*_EVENT_COLUMNS)
                  .where(events_t.c.game_id == bindparam("game_id"),
                         events_t.c.seq > bindparam("after"))
                  .order_by(events_t.c.seq))
 _INSERT_EVENTS = events_t.insert()
 _INBOUND_BY_ID = select(*_INBOUND_COLUMNS).where(inbound_t.c.id == bindparam("inbound_id"))
-_DECIDE_INBOUND = (update(inbound_t).where(inbound_t.c.id == bindparam("inbound_id"))
+# Only a row still ``received`` is decided: a second decision would be a lock bypassed.
+_DECIDE_INBOUND = (update(inbound_t).where(inbound_t.c.id == bindparam("inbound_id"),
+                                           inbound_t.c.status == "received")
                    .values(status=bindparam("b_status"), result=bindparam("b_result"),
                            outcome=bindparam("b_outcome"),
                            decided_at=bindparam("b_decided_at")))
 _INSERT_INBOUND = inbound_t.insert()
 _PENDING = (select(*_INBOUND_COLUMNS)
             .where(inbound_t.c.game_id == bindparam("game_id"),
-                   inbound_t.c.status == "received")
+                   inbound_t.c.status == "received", inbound_t.c.id > bindparam("after"))
             .order_by(inbound_t.c.id).limit(bindparam("limit")))
 _FIND_REQUEST = select(*_INBOUND_COLUMNS).where(
     inbound_t.c.game_id == bindparam("game_id"),
@@ -127,15 +136,51 @@ def _inbound(row: Any) -> dict[str, Any]:
 
 
 class GameWrite:
-    """What a command may do while it holds its game's lock: read, append, mark inbound."""
+    """What a command may do while it holds its game's lock: read, then (after
+    :meth:`writing`) append, keep and decide inbound rows."""
 
-    def __init__(self, connection: Connection, game_id: str) -> None:
+    def __init__(self, connection: Connection, game_id: str,
+                 begin_write: Callable[[], None] | None = None,
+                 refresh: Callable[[], None] | None = None) -> None:
         self.connection = connection
         self.game_id = game_id
+        self._begin_write = begin_write
+        self._refresh = refresh
+        self.caught_up: list[dict[str, Any]] = []  # what the last events_after() read
+
+    def writing(self) -> None:
+        """From here on this transaction writes. On SQLite this ends the read and takes the
+        database's write lock (``BEGIN IMMEDIATE``): call it once deciding is done, so
+        the database-wide lock is held only for the writing. Idempotent."""
+        if self._begin_write is not None:
+            begin, self._begin_write = self._begin_write, None
+            begin()
+
+    def find_request(self, request_id: str) -> dict[str, Any] | None:
+        row = self.connection.execute(
+            _FIND_REQUEST, {"game_id": self.game_id, "request_id": request_id}).first()
+        return _inbound(row) if row else None
+
+    def keep_decided(self, channel: str, raw: str, request_id: str | None,
+                     command: dict[str, Any]) -> int:
+        """Keep an input in this transaction (to be decided in it): the row's id.
+
+        An IntegrityError means its request id was kept meanwhile by another writer.
+        """
+        self.writing()
+        result = self.connection.execute(_INSERT_INBOUND, {
+            "game_id": self.game_id, "channel": channel, "raw": raw,
+            "received_at": datetime.now(UTC), "status": "received",
+            "request_id": request_id, "command": command})
+        return int(result.inserted_primary_key[0])
 
     def events_after(self, seq: int) -> list[dict[str, Any]]:
         rows = self.connection.execute(_EVENTS_AFTER, {"game_id": self.game_id, "after": seq})
-        return [_event(row) for row in rows]
+        self.caught_up = [_event(row) for row in rows]
+        return self.caught_up
+
+    def events_by_seq(self, seqs: Iterable[int]) -> list[dict[str, Any]]:
+        return _events_by_seq(self.connection, self.game_id, seqs)
 
     def latest_snapshot(self) -> tuple[int, dict[str, Any]] | None:
         return _latest_snapshot(self.connection, self.game_id)
@@ -144,14 +189,23 @@ class GameWrite:
         row = self.connection.execute(_INBOUND_BY_ID, {"inbound_id": inbound_id}).first()
         return _inbound(row) if row else None
 
-    def pending(self, limit: int) -> list[dict[str, Any]]:
-        """The game's inputs kept and not yet decided, oldest first."""
-        rows = self.connection.execute(_PENDING, {"game_id": self.game_id, "limit": limit})
+    def pending(self, limit: int, after: int = 0) -> list[dict[str, Any]]:
+        """The game's inputs kept and not yet decided (row id above ``after``), oldest
+        first."""
+        rows = self.connection.execute(
+            _PENDING, {"game_id": self.game_id, "limit": limit, "after": after})
         return [_inbound(row) for row in rows]
+
+    def refresh(self) -> None:
+        """Before writing: see what others committed since the first read (SQLite's read
+        transaction is a snapshot; PostgreSQL's statements each see the latest)."""
+        if self._refresh is not None and self._begin_write is not None:
+            self._refresh()
 
     def append(self, events: list[dict[str, Any]]) -> None:
         if not events:
             return
+        self.writing()
         try:  # on failure the whole transaction is rolled back by the caller's block
             self.connection.execute(_INSERT_EVENTS, [
                 {"game_id": self.game_id, "seq": e["seq"], "type": e["type"],
@@ -162,9 +216,23 @@ class GameWrite:
 
     def decide(self, inbound_id: int, status: str, message: str,
                outcome: dict[str, Any]) -> None:
-        self.connection.execute(_DECIDE_INBOUND, {
+        self.writing()
+        result = self.connection.execute(_DECIDE_INBOUND, {
             "inbound_id": inbound_id, "b_status": status, "b_result": message,
             "b_outcome": outcome, "b_decided_at": datetime.now(UTC)})
+        if result.rowcount != 1:  # decided meanwhile: only a writer bypassing the lock
+            raise Conflict(f"input {inbound_id} of game {self.game_id} was decided meanwhile")
+
+
+def _events_by_seq(connection: Connection, game_id: str,
+                   seqs: Iterable[int]) -> list[dict[str, Any]]:
+    wanted = sorted(set(seqs))
+    if not wanted:
+        return []
+    query = select(*_EVENT_COLUMNS).where(
+        events_t.c.game_id == game_id, events_t.c.seq >= wanted[0],
+        events_t.c.seq <= wanted[-1]).order_by(events_t.c.seq)
+    return [e for e in map(_event, connection.execute(query)) if e["seq"] in wanted]
 
 
 def _latest_snapshot(connection: Connection, game_id: str) -> tuple[int, dict[str, Any]] | None:
@@ -180,8 +248,10 @@ class EventStore:
         self.engine = make_engine(url)
         self.dialect = self.engine.dialect.name
         database = self.engine.url.database
-        self._lock_path = (f"{database}.writer-lock" if self.dialect == "sqlite"
-                           and not is_memory(url) and database else None)
+        on_file = self.dialect == "sqlite" and not is_memory(url) and bool(database)
+        self._lock_path = f"{database}.writer-lock" if on_file else None
+        self._game_locks = f"{database}.locks" if on_file else None
+        self._locks_made = False  # the directory of the games' lock files, made once
         self._held = threading.local()
         check_schema(self.engine)
         # ORM sessions for the tables read and written off the command path (accounts,
@@ -225,19 +295,122 @@ class EventStore:
 
     # --- the command path -------------------------------------------------------------
     @contextmanager
-    def write(self, game_id: str) -> Iterator[GameWrite]:
-        """One transaction holding ``game_id``'s lock; commits when the block ends.
+    def write(self, game_id: str, wait: bool = True) -> Iterator[GameWrite | None]:
+        """Hold ``game_id``'s lock from the first read to the commit (when the block ends).
 
-        Waits (never fails) while another process or thread holds the lock.
+        Waits (never fails) while another process or thread holds it; with ``wait=False``
+        yields None instead of waiting. Reads come first; :meth:`GameWrite.writing` (or
+        the first write) starts the writing part.
         """
-        with self._begin(write=True) as connection:
-            if self.dialect == "postgresql":
-                # An advisory lock, not SELECT … FOR UPDATE: it writes nothing, so a writer
-                # that finds its input already decided commits without a WAL flush.
-                connection.execute(_ADVISORY_LOCK, {"key": _lock_key(game_id)})
-            if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
-                raise unknown_game(game_id)
-            yield GameWrite(connection, game_id)
+        if self.dialect != "sqlite":
+            with self._begin() as connection:
+                if self.dialect == "postgresql":
+                    # An advisory lock, not SELECT … FOR UPDATE: it writes nothing, so a
+                    # writer that finds its input already decided commits without a flush.
+                    key = {"key": _lock_key(game_id)}
+                    if wait:
+                        connection.execute(_ADVISORY_LOCK, key)
+                    elif not connection.execute(_TRY_ADVISORY_LOCK, key).scalar():
+                        yield None
+                        return
+                if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
+                    raise unknown_game(game_id)
+                yield GameWrite(connection, game_id)
+            return
+        with self._game_lock(game_id, wait) as held:
+            if not held:
+                yield None
+                return
+            with self._sqlite_write(game_id) as tx:
+                yield tx
+
+    @contextmanager
+    def _sqlite_write(self, game_id: str) -> Iterator[GameWrite]:
+        """A read transaction (WAL: beside the writer), turned by ``writing()`` into a write
+        transaction under SQLite's lock. The game's own lock is held by the caller, so what
+        was read stays true: no one else appends to this game meanwhile."""
+        with contextlib.ExitStack() as stack:
+            connection = stack.enter_context(self.engine.connect())
+            transaction = connection.begin()
+
+            def begin_write() -> None:
+                nonlocal transaction
+                transaction.commit()
+                stack.enter_context(self.exclusive())  # released after the commit below
+                connection.execution_options(sqlite_begin="IMMEDIATE")
+                transaction = connection.begin()
+
+            def refresh() -> None:
+                nonlocal transaction
+                transaction.commit()
+                transaction = connection.begin()
+            try:
+                if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
+                    raise unknown_game(game_id)
+                yield GameWrite(connection, game_id, begin_write, refresh)
+            except BaseException:
+                transaction.rollback()
+                raise
+            transaction.commit()
+
+    def settled_row(self, game_id: str, inbound_id: int, after: int | None
+                    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """An inbound row, read once no writer holds its game (waiting for the one ahead),
+        and if it is decided the game's events after ``after`` (None: none), in one read.
+
+        A shared hold of the game's lock: all the writers queued behind a lock holder
+        learn at once, side by side, whether it decided their input, instead of taking
+        the exclusive lock one after the other just to find out.
+        """
+        if self.dialect == "postgresql":
+            with self._begin() as connection:
+                connection.execute(_SHARED_ADVISORY_LOCK, {"key": _lock_key(game_id)})
+                return self._settled(connection, game_id, inbound_id, after)
+        with self._game_lock(game_id, wait=True, shared=True), self._begin() as connection:
+            return self._settled(connection, game_id, inbound_id, after)
+
+    @staticmethod
+    def _settled(connection: Connection, game_id: str, inbound_id: int, after: int | None
+                 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        row = connection.execute(_INBOUND_BY_ID, {"inbound_id": inbound_id}).first()
+        if row is None or row.status == "received" or after is None:
+            return (_inbound(row) if row else None), []
+        events = connection.execute(_EVENTS_AFTER, {"game_id": game_id, "after": after})
+        return _inbound(row), [_event(event) for event in events]
+
+    @contextmanager
+    def _game_lock(self, game_id: str, wait: bool, shared: bool = False) -> Iterator[bool]:
+        """SQLite on a file: ``flock`` of the game's own file beside the database, so the
+        processes deciding one game queue while other games go on (re-entrant per thread).
+        Yields False when ``wait`` is off and another holder has it. ``shared``: only
+        waits for the exclusive holder (see :meth:`settled_row`)."""
+        held: set[str] = self._held.__dict__.setdefault("games", set())
+        if self._game_locks is None or game_id in held:
+            yield True
+            return
+        name = hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest()
+        if not self._locks_made:
+            os.makedirs(self._game_locks, exist_ok=True)
+            self._locks_made = True
+        with open(os.path.join(self._game_locks, name), "a+b") as handle:
+            try:
+                mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+                fcntl.flock(handle, mode | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            if shared:
+                try:
+                    yield True
+                finally:
+                    fcntl.flock(handle, fcntl.LOCK_UN)
+                return
+            held.add(game_id)
+            try:
+                yield True
+            finally:
+                held.discard(game_id)
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     # --- games ------------------------------------------------------------------------
     def create_game(self, game_id: str, name: str, ruleset: str,
@@ -291,14 +464,8 @@ class EventStore:
                 return _decoded(connection.execute(query.order_by(events_t.c.seq)).all())
 
     def events_by_seq(self, game_id: str, seqs: Iterable[int]) -> list[dict[str, Any]]:
-        wanted = sorted(set(seqs))
-        if not wanted:
-            return []
         with self._begin() as connection:
-            query = select(*_EVENT_COLUMNS).where(
-                events_t.c.game_id == game_id, events_t.c.seq >= wanted[0],
-                events_t.c.seq <= wanted[-1]).order_by(events_t.c.seq)
-            return [e for e in map(_event, connection.execute(query)) if e["seq"] in wanted]
+            return _events_by_seq(connection, game_id, seqs)
 
     def count_events(self, game_id: str) -> int:
         with self._begin() as connection:
@@ -324,13 +491,16 @@ class EventStore:
     # --- raw inbound messages ---------------------------------------------------------
     def receive(self, channel: str, raw: str, game_id: str | None = None,
                 request_id: str | None = None,
-                command: dict[str, Any] | None = None) -> tuple[int, bool]:
+                command: dict[str, Any] | None = None,
+                check_first: bool = True) -> tuple[int, bool]:
         """Keep an input (committed) before it is decided: ``(row id, created)``.
 
         With a ``request_id`` already known for that game, nothing new is kept and the
-        first row's id comes back with ``created=False``.
+        first row's id comes back with ``created=False``. ``check_first=False`` skips the
+        look-up before the insert (one transaction less when the id is most likely new):
+        the unique (game, request id) then finds a known one.
         """
-        if request_id is not None:
+        if request_id is not None and check_first:
             row = self.find_request(game_id, request_id)
             if row is not None:
                 return row["id"], False
