@@ -28,10 +28,11 @@ def test_only_plain_data_comes_back_and_the_view_is_a_copy() -> None:
     host = InProcessHost()
     value, error = call(host, "def query_x(game, args):\n    return query_x\n")
     assert value is None and "function" in error
-    value, _ = call(host, "def query_x(game, args):\n"
-                          "    game['players']['A']['vars']['points'] = 99\n"
-                          "    return (1, {2: 'two'})\n")
+    value, _ = call(host, "def query_x(game, args):\n    return (1, {2: 'two'})\n")
     assert value == [1, {"2": "two"}]  # as across the pipe: tuples are lists, keys strings
+    value, error = call(host, "def query_x(game, args):\n"
+                              "    game['players']['A']['vars']['points'] = 99\n")
+    assert value is None and "read-only" in error  # the view is the game's, not the rule's
     assert VIEW["players"]["A"]["vars"]["points"] == 1
 
 

@@ -11,7 +11,8 @@ before "1023", "G.2" before "G.10"), which a rule may change with the
 
 The ``game`` argument
 =====================
-Every hook except the declarations receives ``game``, a read-only copy of the state::
+Every hook except the declarations receives ``game``, a read-only picture of the state
+(its values are frozen: copy a part with ``dict()`` or ``list()`` to change it)::
 
     game = {
       "now": "2026-03-01T12:00:00Z", "now_ts": 1772366400,   # the event's time
