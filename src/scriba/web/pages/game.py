@@ -48,15 +48,8 @@ def page(request: Request, game_id: str, build: Any) -> Response:
     try:
         return build(service, status, reader)
     except errors.ServiceError as error:
-        return common.render(request, "error.html", reader, status_code=_status_of(error),
-                             message=str(error), status=_status_of(error),
-                             game=game_info(status), rule_lang=status.get("language"))
-
-
-def _status_of(error: Exception) -> int:
-    if isinstance(error, errors.UnknownGame | errors.NotFound):
-        return 404
-    return 403 if isinstance(error, errors.NotAllowed) else 400
+        return common.error_page(request, reader, error, game=game_info(status),
+                                 rule_lang=status.get("language"))
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -141,9 +134,8 @@ def _act(request: Request, game_id: str, action: str, form: Any) -> Response:
         return RedirectResponse(common.Links()("/signin", next=back), status_code=303)
     try:
         common.check_csrf(request, form)
-    except errors.ServiceError as error:
-        return common.render(request, "error.html", reader, status_code=403,
-                             message=str(error), status=403, game=game_info(status))
+    except errors.ServiceError as error:  # NotAllowed: a forged or expired form
+        return common.error_page(request, reader, error, game=game_info(status))
     if not reader.player:
         return common.redirect_with_flash(
             back, _("You have no seat in this game: you can read it, not play it."), False)

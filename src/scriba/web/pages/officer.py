@@ -65,9 +65,7 @@ def _refused(request: Request, game_id: str, error: errors.ServiceError) -> Resp
         _service, status, reader = open_game(request, game_id)
     except errors.ServiceError:
         return common.error_page(request, common.reader_for(request), error)
-    code = 404 if isinstance(error, errors.UnknownGame) else 403
-    return common.render(request, "error.html", reader, status_code=code, message=str(error),
-                         status=code, game=game_info(status))
+    return common.error_page(request, reader, error, game=game_info(status))
 
 
 # An officer's form: (request, game_id, form, service, status, reader, _) → the answer.
