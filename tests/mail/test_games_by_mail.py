@@ -19,6 +19,7 @@ from scriba.service.outbox import Outbox
 from scriba.service.service import Service
 
 from .conftest import DOMAIN, Keys, letter, seat_all
+from .helpers import decameronomic, personal
 from .smtp_parts import MailServer, free_port
 
 
@@ -61,13 +62,10 @@ def post(mail_service: Service, keys: Keys) -> Iterator[Post]:
 def test_a_decameronomic_giornata_by_mail(mail_service: Service, post: Post) -> None:
     service = mail_service
     players = ["Anna", "Bruno", "Carla", "Dario"]
-    service.create_game("decameronomic", game_id="dec", players=players,
-                        offices={"King": "Anna", "Scriba": "Carla"},
-                        start="2026-03-02T09:00:00Z")
-    mail = seat_all(service, "dec", players)
+    mail = decameronomic(service, players=players)
     game = f"scriba+dec@{DOMAIN}"
     # Carla writes from her personal address, unsigned
-    carla = f"scriba+dec.{post.intake.mailroom.secret('dec', 'Carla')}@{DOMAIN}"
+    carla = personal(post.intake, "Carla")
     post.send(mail["Carla"], carla, "proposta: Banchetto\nlabel: p3\n"
               "Ogni Giornata si apre con un banchetto.\n", sign=False)
     # Bruno: one letter with two proposals and his vote on Carla's

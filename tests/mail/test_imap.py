@@ -20,7 +20,8 @@ from scriba.mail.imap import fetch, imap_target
 from scriba.mail.intake import Intake
 from scriba.service.service import Service
 
-from .conftest import DOMAIN, letter, seat_all
+from .conftest import letter
+from .helpers import decameronomic, personal, running
 from .smtp_parts import free_port
 
 DOVECOT = shutil.which("dovecot") or "/usr/sbin/dovecot"
@@ -123,21 +124,15 @@ mail_location = maildir:~/Maildir
 def dovecot() -> Iterator[Dovecot]:
     if not os.path.exists(DOVECOT):
         pytest.skip("dovecot is not installed (apt-get install dovecot-imapd; .ci/run does)")
-    server = Dovecot()
-    server.start()
-    yield server
-    server.stop()
+    yield from running(Dovecot())
 
 
 def test_fetch_takes_each_letter_once_and_marks_it(mail_service: Service,
                                                    dovecot: Dovecot) -> None:
     service = mail_service
-    service.create_game("decameronomic", game_id="dec", players=["Anna", "Bruno", "Carla"],
-                        offices={"King": "Anna", "Scriba": "Carla"},
-                        start="2026-03-02T09:00:00Z")
-    seat_all(service, "dec", ["Anna", "Bruno", "Carla"])
+    decameronomic(service)
     intake = Intake(service)
-    bruno = f"scriba+dec.{intake.mailroom.secret('dec', 'Bruno')}@{DOMAIN}"
+    bruno = personal(intake, "Bruno")
     proposal = letter("bruno@players.test", bruno, "proposta: Saluti\nlabel: p1\nTesto.\n")
     dovecot.append(proposal)
     dovecot.append(proposal)  # the same letter twice in the mailbox

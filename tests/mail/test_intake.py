@@ -8,22 +8,14 @@ from scriba.mail.intake import Intake
 from scriba.service.outbox import Outbox
 from scriba.service.service import Service
 
-from .conftest import DOMAIN, Keys, letter, seat_all
-
-PLAYERS = ["Anna", "Bruno", "Carla"]
+from .conftest import DOMAIN, Keys, letter
+from .helpers import decameronomic, personal
 
 
 @pytest.fixture
 def game(mail_service: Service) -> Service:
-    mail_service.create_game("decameronomic", game_id="dec", players=PLAYERS,
-                             offices={"King": "Anna", "Scriba": "Carla"},
-                             start="2026-03-02T09:00:00Z")
-    seat_all(mail_service, "dec", PLAYERS)
+    decameronomic(mail_service)
     return mail_service
-
-
-def _personal(intake: Intake, player: str) -> str:
-    return f"scriba+dec.{intake.mailroom.secret('dec', player)}@{DOMAIN}"
 
 
 def _proposals(service: Service) -> dict[str, str]:
@@ -32,7 +24,7 @@ def _proposals(service: Service) -> dict[str, str]:
 
 def test_the_same_letter_twice_is_decided_once(game: Service) -> None:
     intake = Intake(game)
-    raw = letter("bruno@players.test", _personal(intake, "Bruno"),
+    raw = letter("bruno@players.test", personal(intake, "Bruno"),
                  "proposta: Saluti\nlabel: p1\nOgni giocatore saluta.\n")
     first = intake.receive(raw, "test")
     second = intake.receive(raw, "test")
@@ -53,7 +45,7 @@ def test_a_forged_from_is_held_and_the_real_player_told(game: Service, keys: Key
     assert received.status == "held" and _proposals(game) == {}
     [note] = Outbox(game).messages(kind="held")
     assert note["recipient"] == "bruno@players.test"
-    assert "my move" in note["body"] and _personal(intake, "Bruno") in note["body"]
+    assert "my move" in note["body"] and personal(intake, "Bruno") in note["body"]
     # signed by the player's domain, the same letter counts
     signed = keys.sign(letter("bruno@players.test", f"scriba+dec@{DOMAIN}",
                               "proposta: Saluti\nlabel: p1\nTesto.\n"), "players.test")
@@ -78,11 +70,11 @@ def test_a_signature_of_another_domain_or_a_tampered_letter_does_not_count(
 
 def test_personal_address_rotation(game: Service) -> None:
     intake = Intake(game)
-    old = _personal(intake, "Bruno")
+    old = personal(intake, "Bruno")
     intake.mailroom.secret("dec", "Bruno", rotate=True)
     body = "proposta: A\nlabel: p1\nT.\n"
     assert intake.receive(letter("bruno@players.test", old, body), "test").status == "held"
-    new = _personal(intake, "Bruno")
+    new = personal(intake, "Bruno")
     assert new != old
     assert intake.receive(letter("bruno@players.test", new, body), "test").status == \
         "decided"
@@ -99,7 +91,7 @@ def test_unknown_senders_get_one_short_reply(game: Service) -> None:
 
 def test_automatic_replies_and_bounces_are_never_answered(game: Service) -> None:
     intake = Intake(game)
-    to = _personal(intake, "Bruno")
+    to = personal(intake, "Bruno")
     cases = [letter("bruno@players.test", to, "I am away", Auto_Submitted="auto-replied"),
              letter("bruno@players.test", to, "list", Precedence="list"),
              letter("MAILER-DAEMON@players.test", to, "Undelivered"),
@@ -114,11 +106,11 @@ def test_a_mail_loop_stops(game: Service) -> None:
     """An autoresponder that strips every header answers each reply it gets."""
     intake = Intake(game)
     outbox = Outbox(game)
-    raw = letter("bruno@players.test", _personal(intake, "Bruno"), "Hello there")
+    raw = letter("bruno@players.test", personal(intake, "Bruno"), "Hello there")
     for n in range(20):
         intake.receive(raw, "test")
         replies = [m for m in outbox.messages() if m["recipient"] == "bruno@players.test"]
-        raw = letter("bruno@players.test", _personal(intake, "Bruno"),
+        raw = letter("bruno@players.test", personal(intake, "Bruno"),
                      f"Thanks for your message {n}, I am away", subject="Re: move")
     replies = [m for m in outbox.messages() if m["recipient"] == "bruno@players.test"]
     assert len(replies) == 1  # one "no command found" a day, then silence
@@ -126,7 +118,7 @@ def test_a_mail_loop_stops(game: Service) -> None:
 
 def test_a_ten_megabyte_attachment_is_refused_politely(game: Service) -> None:
     intake = Intake(game)
-    raw = letter("bruno@players.test", _personal(intake, "Bruno"),
+    raw = letter("bruno@players.test", personal(intake, "Bruno"),
                  "proposta: Grande\nlabel: p1\nTesto.\n",
                  attachments={"big.star": b"x" * (10 * 1024 * 1024)})
     received = intake.receive(raw, "test")
@@ -151,7 +143,7 @@ def test_game_by_subject_tag_and_no_game(game: Service, keys: Keys) -> None:
 
 def test_each_command_answered_in_order_in_the_players_language(game: Service) -> None:
     intake = Intake(game)
-    raw = letter("carla@players.test", _personal(intake, "Carla"),
+    raw = letter("carla@players.test", personal(intake, "Carla"),
                  "Buongiorno,\nvota p7 favorevole\nproposta: Saluti\nlabel: p1\nTesto.\n\n"
                  "give_nomica to=Anna amount=100\n")
     received = intake.receive(raw, "test")

@@ -11,20 +11,12 @@ from scriba.mail.intake import Intake
 from scriba.service.outbox import Outbox
 from scriba.service.service import Service
 
-from .conftest import DOMAIN, letter, seat_all
-
-PLAYERS = ["Anna", "Bruno", "Carla"]
+from .conftest import letter
+from .helpers import decameronomic, personal
 
 
 def _game(service: Service) -> None:
-    service.create_game("decameronomic", game_id="dec", players=PLAYERS,
-                        offices={"King": "Anna", "Scriba": "Carla"},
-                        start="2026-03-02T09:00:00Z")
-    seat_all(service, "dec", PLAYERS)
-
-
-def _to(intake: Intake, player: str) -> str:
-    return f"scriba+dec.{intake.mailroom.secret('dec', player)}@{DOMAIN}"
+    decameronomic(service)
 
 
 def test_preferences_by_letter_digest_and_none(mail_service: Service) -> None:
@@ -32,14 +24,14 @@ def test_preferences_by_letter_digest_and_none(mail_service: Service) -> None:
     now = [datetime(2026, 3, 2, 9, 0, tzinfo=UTC)]
     outbox = Outbox(mail_service, clock=lambda: now[0])
     intake = Intake(mail_service, outbox=outbox)
-    intake.receive(letter("anna@players.test", _to(intake, "Anna"), "digest"), "t")
+    intake.receive(letter("anna@players.test", personal(intake, "Anna"), "digest"), "t")
     # List-Unsubscribe's mailto: the word in the subject, nothing in the body
-    intake.receive(letter("carla@players.test", _to(intake, "Carla"), "",
+    intake.receive(letter("carla@players.test", personal(intake, "Carla"), "",
                           subject="unsubscribe"), "t")
     modes = {s.player: s.mail_mode for s in mail_service.accounts.seats("dec")}
     assert modes == {"Anna": "digest", "Bruno": "each", "Carla": "none"}
     for label in ("p1", "p2"):
-        intake.receive(letter("bruno@players.test", _to(intake, "Bruno"),
+        intake.receive(letter("bruno@players.test", personal(intake, "Bruno"),
                               f"proposta: T {label}\nlabel: {label}\nTesto.\n"), "t")
     announced = outbox.messages(kind="announce")
     assert {m["recipient"] for m in announced} == {"anna@players.test"}
@@ -57,7 +49,7 @@ def test_preferences_by_letter_digest_and_none(mail_service: Service) -> None:
 def test_a_letter_kept_before_a_crash_is_decided_once_after(mail_service: Service) -> None:
     _game(mail_service)
     intake = Intake(mail_service)
-    raw = letter("bruno@players.test", _to(intake, "Bruno"),
+    raw = letter("bruno@players.test", personal(intake, "Bruno"),
                  "proposta: Saluti\nlabel: p1\nTesto.\n")
     # the crash: kept, claimed, then the process died before deciding
     kept = intake.mailroom.keep(raw, "<crash@players.test>", "smtp")
@@ -72,12 +64,9 @@ def test_the_whole_path_on_postgresql(postgres_url: str) -> None:
     service = Service(postgres_url)
     try:
         game = f"pg{datetime.now(UTC).strftime('%H%M%S%f')}"
-        service.create_game("decameronomic", game_id=game, players=PLAYERS,
-                            offices={"King": "Anna", "Scriba": "Carla"},
-                            start="2026-03-02T09:00:00Z")
-        emails = seat_all(service, game, PLAYERS, domain=f"{game}.test")
+        emails = decameronomic(service, game, domain=f"{game}.test")
         intake = Intake(service)
-        to = f"scriba+{game}.{intake.mailroom.secret(game, 'Bruno')}@{DOMAIN}"
+        to = personal(intake, "Bruno", game)
         raw = letter(emails["Bruno"], to, "proposta: Saluti\nlabel: p1\nTesto.\n")
         assert intake.receive(raw, "t").status == "decided"
         assert intake.receive(raw, "t").status == "duplicate"
@@ -92,7 +81,7 @@ def test_a_crash_after_the_commands_does_not_decide_them_twice(
         mail_service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
     _game(mail_service)
     intake = Intake(mail_service)
-    raw = letter("bruno@players.test", _to(intake, "Bruno"),
+    raw = letter("bruno@players.test", personal(intake, "Bruno"),
                  "proposta: Uno\nTesto.\n\ngive_nomica to=Anna amount=100\n")
 
     def crash(letter: object) -> None:

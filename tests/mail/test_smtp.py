@@ -19,10 +19,10 @@ from scriba.mail.server import IntakeController
 from scriba.service.outbox import Outbox
 from scriba.service.service import Service
 
-from .conftest import DOMAIN, letter, seat_all
+from .conftest import DOMAIN, letter
+from .helpers import decameronomic, running
+from .helpers import personal as personal_address
 from .smtp_parts import MailServer, free_port
-
-PLAYERS = ["Anna", "Bruno", "Carla"]
 
 
 class Clock:
@@ -35,25 +35,19 @@ class Clock:
 
 @pytest.fixture
 def game(mail_service: Service) -> Service:
-    mail_service.create_game("decameronomic", game_id="dec", players=PLAYERS,
-                             offices={"King": "Anna", "Scriba": "Carla"},
-                             start="2026-03-02T09:00:00Z")
-    seat_all(mail_service, "dec", PLAYERS)
+    decameronomic(mail_service)
     return mail_service
 
 
 @pytest.fixture
 def mail_server() -> Iterator[MailServer]:
-    server = MailServer()
-    server.start()
-    yield server
-    server.stop()
+    yield from running(MailServer())
 
 
 def test_letters_in_by_smtp_and_lmtp_replies_out_by_smtp(game: Service,
                                                          mail_server: MailServer) -> None:
     intake = Intake(game)
-    personal = f"scriba+dec.{intake.mailroom.secret('dec', 'Bruno')}@{DOMAIN}"
+    personal = personal_address(intake, "Bruno")
     smtp_port, lmtp_port = free_port(), free_port()
     servers = [IntakeController(intake, "127.0.0.1", smtp_port),
                IntakeController(intake, "127.0.0.1", lmtp_port, lmtp=True)]
@@ -186,7 +180,7 @@ def _pipe(db: str, raw: bytes, env: dict[str, str]) -> subprocess.CompletedProce
 def test_the_pipe_command_and_its_exit_codes(game: Service, tmp_path: object) -> None:
     db = game.store.url
     intake = Intake(game)
-    personal = f"scriba+dec.{intake.mailroom.secret('dec', 'Bruno')}@{DOMAIN}"
+    personal = personal_address(intake, "Bruno")
     env = {**os.environ, "SCRIBA_MAIL_DOMAIN": DOMAIN}
     raw = letter("bruno@players.test", personal, "proposta: Saluti\nlabel: p1\nTesto.\n")
     done = _pipe(db, raw, env)
@@ -204,7 +198,7 @@ def test_scriba_mail_serve_takes_letters_and_delivers_replies(
     import time
 
     intake = Intake(game)
-    personal = f"scriba+dec.{intake.mailroom.secret('dec', 'Bruno')}@{DOMAIN}"
+    personal = personal_address(intake, "Bruno")
     port = free_port()
     env = {**os.environ, "SCRIBA_MAIL_DOMAIN": DOMAIN, "SCRIBA_SMTP": mail_server.url()}
     process = subprocess.Popen(

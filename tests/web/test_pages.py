@@ -327,3 +327,37 @@ def test_hostile_forms_get_a_refusal_not_an_error(site, fields) -> None:
         assert 'class="flash refused"' in bruno.get(f"/games/{GAME}").text
     # A refused command is recorded (command_refused) or nothing is: never an adoption.
     assert log_length(site["db"]) - before <= 1
+
+
+def flash_of(answer: httpx.Response) -> str:
+    from urllib.parse import unquote
+    return unquote((answer.cookies.get("scriba_flash") or "").strip('"'))
+
+
+def test_officer_forms_answer_and_refuse_others(site) -> None:
+    # Last in this module: it adds a player and moves the game's clock.
+    officer = signed_in(site["server"].base, OFFICER, PASSWORD)
+    token = csrf_of(officer.get(f"/games/{GAME}/officer").text)
+    before = log_length(site["db"])
+    added = officer.post(f"/games/{GAME}/officer/player",
+                         data={"csrf_token": token, "name": "Zoe"})
+    assert added.status_code == 303 and flash_of(added).startswith("1")
+    assert log_length(site["db"]) > before
+    clock = officer.post(f"/games/{GAME}/officer/advance",
+                         data={"csrf_token": token, "by": "1d"})
+    assert clock.status_code == 303 and flash_of(clock).startswith("1")
+    assert "2026-03-02" in flash_of(clock)
+    vague = officer.post(f"/games/{GAME}/officer/advance",
+                         data={"csrf_token": token, "by": "soon"})
+    assert vague.status_code == 303 and flash_of(vague).startswith("0")
+    unknown = officer.post(f"/games/{GAME}/officer/act/no_such_action",
+                           data={"csrf_token": token, "request_id": "officer-act-1"})
+    assert unknown.status_code == 303 and flash_of(unknown).startswith("0")
+    forged = officer.post(f"/games/{GAME}/officer/player", data={"name": "Yan"})
+    assert forged.status_code == 403
+    eve = site["eve"]
+    before = log_length(site["db"])
+    refused = eve.post(f"/games/{GAME}/officer/player",
+                       data={"csrf_token": csrf_of(eve.get(f"/games/{GAME}").text),
+                             "name": "Yan"})
+    assert refused.status_code == 403 and log_length(site["db"]) == before

@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from scriba.service.errors import ServiceError
-from scriba.service.service import Service, default_db_url
+from scriba.cli.opened import opened_service
 
 console = Console()
 
@@ -25,14 +24,8 @@ def publish_command(
     """Write a game's public pages (rules, histories, proposals, chronicle, feed) as files."""
     from scriba.web.publish import publish
 
-    service = Service(db or default_db_url())
-    try:
+    with opened_service(db, console, 1) as service:
         written = publish(service, game, out, lang)
-    except ServiceError as error:
-        console.print(f"[red]{error}[/red]", highlight=False)
-        raise typer.Exit(1) from None
-    finally:
-        service.close()
     console.print(f"{len(written)} files written to {out} (open {out / 'index.html'}).",
                   highlight=False)
 

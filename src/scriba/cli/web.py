@@ -8,7 +8,7 @@ import sys
 import typer
 from rich.console import Console
 
-from scriba.service.errors import ServiceError
+from scriba.cli.opened import opened_service
 from scriba.service.service import Service, default_db_url, migrate_database
 
 console = Console()
@@ -98,14 +98,8 @@ def token_command(
     db: str = typer.Option(None, "--db", help="Database URL"),
 ) -> None:
     """Print a new API token acting as player NAME in GAME (its last line is the token)."""
-    service = Service(db or default_db_url())
-    try:
+    with opened_service(db, console, 2) as service:
         token = service.accounts.new_token(game, name, label)
-    except ServiceError as refusal:
-        console.print(f"[red]{refusal}[/red]", highlight=False)
-        raise typer.Exit(2) from None
-    finally:
-        service.close()
     console.print(f"A new token for {name} in {game} (shown once; revocable):",
                   highlight=False, markup=False)
     print(token)
@@ -139,8 +133,7 @@ def officer_command(
     db: str = typer.Option(None, "--db", help="Database URL"),
 ) -> None:
     """Make the account of EMAIL the officer of GAME (asks for a password if it has none)."""
-    service = Service(db or default_db_url())
-    try:
+    with opened_service(db, console, 2) as service:
         accounts = service.accounts
         account = accounts.by_email(email)
         if account is None or not account.has_password:
@@ -152,11 +145,6 @@ def officer_command(
             else:
                 accounts.set_password(account.id, password)
         accounts.set_officer(game, account.id)
-    except ServiceError as refusal:
-        console.print(f"[red]{refusal}[/red]", highlight=False)
-        raise typer.Exit(2) from None
-    finally:
-        service.close()
     console.print(f"{account.email} is the officer of {game}.", highlight=False,
                   markup=False)
 

@@ -5,15 +5,8 @@ Messages written by rule code are already in the ruleset's language and pass thr
 
 from __future__ import annotations
 
-from functools import cache
-from pathlib import Path
-
-from babel.messages.catalog import Catalog
-from babel.messages.pofile import read_po
-
 from scriba.kernel.errors import Refused
-
-LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+from scriba.service import catalogs
 
 MESSAGES: dict[str, str] = {
     "unknown_action": "There is no action '{action}' in the rules in force "
@@ -52,22 +45,8 @@ MESSAGES: dict[str, str] = {
 }
 
 
-@cache
-def _catalog(language: str) -> Catalog | None:
-    path = LOCALE_DIR / language / "LC_MESSAGES" / "scriba.po"
-    if not path.is_file():
-        return None
-    with path.open("rb") as handle:
-        return read_po(handle, locale=language)
-
-
 def translate(message_id: str, language: str, **params: object) -> str:
-    template = MESSAGES.get(message_id, message_id)
-    catalog = _catalog(language)
-    if catalog is not None:
-        entry = catalog.get(template)
-        if entry is not None and entry.string:
-            template = str(entry.string)
+    template = catalogs.lookup("scriba", language, MESSAGES.get(message_id, message_id))
     try:
         return template.format(**params)
     except (KeyError, IndexError, ValueError):

@@ -23,18 +23,15 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
-from babel.messages.catalog import Catalog
-from babel.messages.pofile import read_po
 from sqlalchemy import insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from scriba.kernel.events import fold
+from scriba.service import catalogs
 from scriba.service.errors import ServiceError
-from scriba.service.messages import LOCALE_DIR
 from scriba.store.mail import OutboxMessage
 
 BACKOFF_FIRST = 15.0  # seconds before the first retry
@@ -57,20 +54,9 @@ _REPLY: dict[str, str] = {
 }
 
 
-@cache
-def _mail_catalog(language: str) -> Catalog | None:
-    path = LOCALE_DIR / language / "LC_MESSAGES" / "mail.po"
-    if not path.is_file():
-        return None
-    with path.open("rb") as handle:
-        return read_po(handle, locale=language, domain="mail")
-
-
 def mail_text(english: str, language: str) -> str:
     """``english`` in ``language`` from the mail domain, or as it is."""
-    catalog = _mail_catalog(language) if language != "en" else None
-    entry = catalog.get(english) if catalog is not None else None
-    return str(entry.string) if entry is not None and entry.string else english
+    return catalogs.lookup("mail", language, english) if language != "en" else english
 
 
 def words(language: str) -> dict[str, str]:

@@ -97,26 +97,37 @@ def _jsonable(value: Any) -> Any:
 
 
 # --- who acts ------------------------------------------------------------------------------
-def acting_player(request: Request, game_id: str) -> str:
-    """The player the caller acts as in ``game_id``: 401 without credentials, 403 for a
-    token of another game, a session without the CSRF header, or no seat."""
+def _caller(request: Request, game_id: str, unsigned: str) -> tuple[Any, str | None]:
+    """The caller's account and, with a token, its player: 401 for a bad token or, with
+    the ``unsigned`` message, for nobody signed in; 403 for a token of another game or a
+    session's unsafe request without the CSRF header."""
     if auth.bearer_token(request) is not None:
         identity = auth.token_identity(request)
         if identity is None:
             raise HTTPException(401, "The token is not valid (unknown or revoked).",
                                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
-        _account, token_game, player = identity
+        account, token_game, player = identity
         if token_game != game_id:
             raise HTTPException(403, f"This token acts in {token_game}, not in {game_id}.")
-        return player
+        return account, player
     account = auth.current_account(request)
     if account is None:
-        raise HTTPException(401, "Acting needs a token (Authorization: Bearer TOKEN) or "
-                                 "signing in.", headers={"WWW-Authenticate": "Bearer"})
-    try:
-        auth.check_csrf(request)
-    except NotAllowed as refusal:
-        raise HTTPException(403, str(refusal)) from None
+        raise HTTPException(401, unsigned, headers={"WWW-Authenticate": "Bearer"})
+    if request.method in auth.UNSAFE_METHODS:
+        try:
+            auth.check_csrf(request)
+        except NotAllowed as refusal:
+            raise HTTPException(403, str(refusal)) from None
+    return account, None
+
+
+def acting_player(request: Request, game_id: str) -> str:
+    """The player the caller acts as in ``game_id``: 401 without credentials, 403 for a
+    token of another game, a session without the CSRF header, or no seat."""
+    account, player = _caller(request, game_id, "Acting needs a token (Authorization: "
+                                                "Bearer TOKEN) or signing in.")
+    if player is not None:
+        return player
     role = _service(request).accounts.role(account.id, game_id)
     if role.player is None:
         raise HTTPException(403, f"You have no seat as a player in {game_id}.")
@@ -125,25 +136,9 @@ def acting_player(request: Request, game_id: str) -> str:
 
 def require_officer(request: Request, game_id: str) -> Any:
     """The officer's account (session with CSRF header, or the token of their seat)."""
-    service = _service(request)
-    if auth.bearer_token(request) is not None:
-        identity = auth.token_identity(request)
-        if identity is None:
-            raise HTTPException(401, "The token is not valid (unknown or revoked).",
-                                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
-        account, token_game, _player = identity
-        if token_game != game_id:
-            raise HTTPException(403, f"This token acts in {token_game}, not in {game_id}.")
-    else:
-        account = auth.current_account(request)
-        if account is None:
-            raise HTTPException(401, "Sign in first.", headers={"WWW-Authenticate": "Bearer"})
-        if request.method in auth.UNSAFE_METHODS:
-            try:
-                auth.check_csrf(request)
-            except NotAllowed as refusal:
-                raise HTTPException(403, str(refusal)) from None
-    if account is None or service.accounts.role(account.id, game_id).kind != "officer":
+    account, _player = _caller(request, game_id, "Sign in first.")
+    if account is None or _service(request).accounts.role(account.id, game_id).kind \
+            != "officer":
         raise HTTPException(403, f"Only the officer of {game_id} may do this.")
     return account
 

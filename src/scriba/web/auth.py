@@ -280,33 +280,45 @@ async def invitation_accept(request: Request, token: str) -> Response:
     return RedirectResponse("/games/" + quote(invitation.game_id, safe=""), status_code=303)
 
 
+def _to_signin() -> RedirectResponse:
+    return RedirectResponse("/signin?next=/account", status_code=303)
+
+
+async def _account_form(request: Request) -> tuple[Any, Any]:
+    """The form (CSRF checked) and the signed-in account (None: send them to sign in)."""
+    form = await _form(request)
+    return form, current_account(request)
+
+
+def _account_render(request: Request, account: Any, status_code: int = 200,
+                    error: str | None = None, **values: Any) -> HTMLResponse:
+    """The account page: its games, and each seat's personal tokens."""
+    return _render(request, "auth/account.html", status_code=status_code, account=account,
+                   error=error, games=get_service(request).accounts.games_of(account.id),
+                   seats=_seat_tokens(request, account), **values)
+
+
 @router.get("/account", response_class=HTMLResponse)
 def account_page(request: Request) -> Response:
     account = current_account(request)
     if account is None:
-        return RedirectResponse("/signin?next=/account", status_code=303)
-    return _render(request, "auth/account.html", account=account, error=None,
-                   games=get_service(request).accounts.games_of(account.id),
-                   seats=_seat_tokens(request, account))
+        return _to_signin()
+    return _account_render(request, account)
 
 
 @router.post("/account")
 async def account_submit(request: Request) -> Response:
-    form = await _form(request)
-    account = current_account(request)
+    form, account = await _account_form(request)
     if account is None:
-        return RedirectResponse("/signin?next=/account", status_code=303)
-    accounts = get_service(request).accounts
+        return _to_signin()
     try:
-        updated = accounts.update_preferences(
+        updated = get_service(request).accounts.update_preferences(
             account.id, language=_text(form, "language") or None,
             timezone=_text(form, "timezone") or None,
             mail_mode=_text(form, "mail_mode") or None,
             display_name=_text(form, "display_name") or None)
     except InvalidInput as refusal:
-        return _render(request, "auth/account.html", status_code=422, account=account,
-                       error=str(refusal), games=accounts.games_of(account.id),
-                       seats=_seat_tokens(request, account))
+        return _account_render(request, account, status_code=422, error=str(refusal))
     response = RedirectResponse("/account", status_code=303)
     # The pages read the reader's language from this cookie first (H7's i18n).
     response.set_cookie("scriba_lang", updated.language, path="/", samesite="lax",
@@ -324,29 +336,24 @@ def _seat_tokens(request: Request, account: Any) -> list[dict[str, Any]]:
 @router.post("/account/tokens")
 async def token_new(request: Request) -> Response:
     """A new personal API token for one of the account's seats, shown once."""
-    form = await _form(request)
-    account = current_account(request)
+    form, account = await _account_form(request)
     if account is None:
-        return RedirectResponse("/signin?next=/account", status_code=303)
+        return _to_signin()
     accounts = get_service(request).accounts
     game = _text(form, "game")
     role = accounts.role(account.id, game) if game else None
     if role is None or role.player is None:
         raise HTTPException(403, "You have no seat as a player in that game.")
     token = accounts.new_token(game, role.player, _text(form, "label")[:200])
-    return _render(request, "auth/account.html", status_code=201, account=account,
-                   error=None, games=accounts.games_of(account.id),
-                   seats=_seat_tokens(request, account),
-                   new_token={"game": game, "player": role.player, "token": token})
+    return _account_render(request, account, status_code=201,
+                           new_token={"game": game, "player": role.player, "token": token})
 
 
 @router.post("/account/tokens/revoke")
 async def token_revoke(request: Request) -> Response:
-    form = await _form(request)
-    account = current_account(request)
+    form, account = await _account_form(request)
     if account is None:
-        return RedirectResponse("/signin?next=/account", status_code=303)
-    accounts = get_service(request).accounts
+        return _to_signin()
     try:
         token_id = int(_text(form, "token_id"))
     except ValueError:
@@ -354,7 +361,7 @@ async def token_revoke(request: Request) -> Response:
     mine = {t["id"] for seat in _seat_tokens(request, account) for t in seat["tokens"]}
     if token_id not in mine:
         raise HTTPException(404, "You have no such token.")
-    accounts.revoke_token(token_id=token_id)
+    get_service(request).accounts.revoke_token(token_id=token_id)
     return RedirectResponse("/account", status_code=303)
 
 

@@ -1,25 +1,21 @@
 """The pages' own words in Italian, German and English (Babel domain ``web``).
 
-The catalogs are the ``web.po`` files beside the service's ``scriba.po``; they are compiled
-in memory on first use, so no build step is needed. Rule texts, names and everything the
+The catalogs are the ``web.po`` files beside the service's ``scriba.po``, read by
+:mod:`scriba.service.catalogs` like every other domain. Rule texts, names and everything the
 rules themselves write are data in the game's language and are never translated here.
 """
 
 from __future__ import annotations
 
-import io
 from datetime import UTC, datetime, timedelta
-from functools import cache
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel.dates import format_datetime, format_timedelta
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import NullTranslations, Translations
+from babel.support import NullTranslations
 
-LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+from scriba.service import catalogs
+
 LANGUAGES: dict[str, str] = {"it": "Italiano", "de": "Deutsch", "en": "English"}
 DEFAULT_LANGUAGE = "en"
 LANGUAGE_COOKIE = "scriba_lang"
@@ -34,17 +30,8 @@ def supported(language: str | None) -> str | None:
     return code if code in LANGUAGES else None
 
 
-@cache
 def translations(language: str) -> NullTranslations:
-    path = LOCALE_DIR / language / "LC_MESSAGES" / "web.po"
-    if not path.is_file():
-        return NullTranslations()
-    with path.open("rb") as handle:
-        catalog = read_po(handle, locale=language, domain="web")
-    compiled = io.BytesIO()
-    write_mo(compiled, catalog)
-    compiled.seek(0)
-    return Translations(compiled, domain="web")
+    return catalogs.translations("web", language)
 
 
 def gettext_for(language: str) -> Any:

@@ -170,15 +170,19 @@ def render(request: Request, template: str, reader: Reader, status_code: int = 2
     return response
 
 
-def error_page(request: Request, reader: Reader, error: Exception) -> HTMLResponse:
-    """A refusal as a page: 404 for what does not exist, 400/403 for bad input or rights."""
-    status = 400
+def page_status(error: Exception) -> int:
+    """A refusal's status on a page: 404 for what does not exist, 403 for rights, else 400."""
     if isinstance(error, errors.UnknownGame | errors.NotFound):
-        status = 404
-    elif isinstance(error, errors.NotAllowed):
-        status = 403
+        return 404
+    return 403 if isinstance(error, errors.NotAllowed) else 400
+
+
+def error_page(request: Request, reader: Reader, error: Exception,
+               **values: Any) -> HTMLResponse:
+    """A refusal as a page, in the reader's language (``values``: the game, its language)."""
+    status = page_status(error)
     return render(request, "error.html", reader, status_code=status,
-                  message=str(error), status=status)
+                  message=str(error), status=status, **values)
 
 
 # --- flash messages: the outcome of a form, shown once after the redirect ----------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -47,15 +48,8 @@ def page(request: Request, game_id: str, build: Any) -> Response:
     try:
         return build(service, status, reader)
     except errors.ServiceError as error:
-        return common.render(request, "error.html", reader, status_code=_status_of(error),
-                             message=str(error), status=_status_of(error),
-                             game=game_info(status), rule_lang=status.get("language"))
-
-
-def _status_of(error: Exception) -> int:
-    if isinstance(error, errors.UnknownGame | errors.NotFound):
-        return 404
-    return 403 if isinstance(error, errors.NotAllowed) else 400
+        return common.error_page(request, reader, error, game=game_info(status),
+                                 rule_lang=status.get("language"))
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -140,27 +134,46 @@ def _act(request: Request, game_id: str, action: str, form: Any) -> Response:
         return RedirectResponse(common.Links()("/signin", next=back), status_code=303)
     try:
         common.check_csrf(request, form)
-    except errors.ServiceError as error:
-        return common.render(request, "error.html", reader, status_code=403,
-                             message=str(error), status=403, game=game_info(status))
+    except errors.ServiceError as error:  # NotAllowed: a forged or expired form
+        return common.error_page(request, reader, error, game=game_info(status))
     if not reader.player:
         return common.redirect_with_flash(
             back, _("You have no seat in this game: you can read it, not play it."), False)
+    player = reader.player
+
+    def act(request_id: str | None) -> tuple[str, bool]:
+        declared = {a.name: a for a in service.actions_for(game_id, player)}
+        return perform(service, game_id, player, action, declared.get(action), form,
+                       reader.language, request_id, _)
+    return act_once(form, back, act)
+
+
+def act_once(form: Any, back: str,
+             act: Callable[[str | None], tuple[str, bool] | Response]) -> Response:
+    """Act on a form once: the same form sent again (its request id) gets the first answer.
+    ``act`` answers (message, accepted) for the flash, or a response of its own."""
     request_id = str(form.get("request_id") or "")[:100] or None
     if request_id and (earlier := common.seen(request_id)) is not None:
         return common.redirect_with_flash(back, *earlier)
-    declared = {a.name: a for a in service.actions_for(game_id, reader.player)}
-    try:
-        args = form_arguments(form, declared.get(action), _)
-        outcome = service.perform(game_id, reader.player, action, args, channel="web",
-                                  request_id=request_id)
-        message = service.describe_outcome(game_id, outcome, reader.language)
-        accepted = bool(outcome.accepted)
-    except errors.ServiceError as error:
-        message, accepted = str(error), False
+    answer = act(request_id)
+    if isinstance(answer, Response):
+        return answer
+    message, accepted = answer
     if request_id:
         common.remember(request_id, message, accepted)
     return common.redirect_with_flash(back, message, accepted)
+
+
+def perform(service: Any, game_id: str, player: str, name: str, action: Any, form: Any,
+            language: str, request_id: str | None, _: Any) -> tuple[str, bool]:
+    """Perform the action with the form's arguments: the outcome told, and whether accepted."""
+    try:
+        args = form_arguments(form, action, _)
+        outcome = service.perform(game_id, player, name, args, channel="web",
+                                  request_id=request_id)
+        return service.describe_outcome(game_id, outcome, language), bool(outcome.accepted)
+    except errors.ServiceError as error:
+        return str(error), False
 
 
 class FormError(errors.InvalidInput):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -12,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from scriba.service import errors
 from scriba.web import i18n
 from scriba.web.pages import common
-from scriba.web.pages.game import form_arguments, game_context, game_info, open_game, page
+from scriba.web.pages.game import act_once, game_context, game_info, open_game, page, perform
 
 router = APIRouter()
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -59,64 +60,63 @@ def officer_page(request: Request, game_id: str) -> Response:
     return page(request, game_id, build)
 
 
-def _officer_form(request: Request, game_id: str, form: Any) -> tuple[Any, Any, Any, Any]:
-    """The form, service, status and reader of an officer's POST; raises when refused."""
-    service, status, reader = open_game(request, game_id)
-    _ = i18n.gettext_for(reader.language)
-    if not reader.signed_in or not reader.officer:
-        raise errors.NotAllowed(_("Only the game's officer may do this."))
-    common.check_csrf(request, form)
-    return form, service, status, reader
-
-
 def _refused(request: Request, game_id: str, error: errors.ServiceError) -> Response:
     try:
         _service, status, reader = open_game(request, game_id)
     except errors.ServiceError:
         return common.error_page(request, common.reader_for(request), error)
-    code = 404 if isinstance(error, errors.UnknownGame) else 403
-    return common.render(request, "error.html", reader, status_code=code, message=str(error),
-                         status=code, game=game_info(status))
+    return common.error_page(request, reader, error, game=game_info(status))
 
 
-@router.post("/games/{game_id}/officer/invite")
-async def invite(request: Request, game_id: str) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_invite, request, game_id, form)
+# An officer's form: (request, game_id, form, service, status, reader, _) → the answer.
+OfficerForm = Callable[..., Response]
 
 
-def _invite(request: Request, game_id: str, form: Any) -> Response:
-    back = common.game_path(game_id, "officer")
+def _as_officer(request: Request, game_id: str, form: Any, handle: OfficerForm) -> Response:
+    """Refuse anyone but the game's officer (and a forged form) as a page, else handle it."""
     try:
-        form, service, _status, reader = _officer_form(request, game_id, form)
+        service, status, reader = open_game(request, game_id)
+        _ = i18n.gettext_for(reader.language)
+        if not reader.signed_in or not reader.officer:
+            raise errors.NotAllowed(_("Only the game's officer may do this."))
+        common.check_csrf(request, form)
     except errors.ServiceError as error:
         return _refused(request, game_id, error)
-    _ = i18n.gettext_for(reader.language)
+    return handle(request, game_id, form, service, status, reader, _)
+
+
+def officer_post(path: str) -> Callable[[OfficerForm], OfficerForm]:
+    """Route POST /games/{game_id}/officer/<path> to an officer's form handler."""
+    def register(handle: OfficerForm) -> OfficerForm:
+        async def route(request: Request, game_id: str) -> Response:
+            form = await request.form()
+            # The service is called from the thread pool: it blocks, and it holds a lock.
+            return await run_in_threadpool(_as_officer, request, game_id, form, handle)
+        router.post("/games/{game_id}/officer/" + path)(route)
+        return handle
+    return register
+
+
+@officer_post("invite")
+def _invite(request: Request, game_id: str, form: Any, service: Any, status: dict[str, Any],
+            reader: common.Reader, _: Any) -> Response:
     try:
         token = service.accounts.invite(game_id, str(form.get("email") or ""),
                                         str(form.get("player") or ""))
     except errors.ServiceError as error:
-        return common.redirect_with_flash(back, str(error), False)
+        return common.redirect_with_flash(common.game_path(game_id, "officer"), str(error),
+                                          False)
     link = invitation_link(request, token)
     # The link is shown once, on this answer only: it is the invitation's secret.
-    return common.render(request, "invited.html", reader, game=game_info(_status),
+    return common.render(request, "invited.html", reader, game=game_info(status),
                          link=link, email=str(form.get("email")), player=str(form.get("player")),
                          message=_("Invitation made."))
 
 
-@router.post("/games/{game_id}/officer/player")
-async def add_player(request: Request, game_id: str) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_add_player, request, game_id, form)
-
-
-def _add_player(request: Request, game_id: str, form: Any) -> Response:
+@officer_post("player")
+def _add_player(request: Request, game_id: str, form: Any, service: Any,
+                status: dict[str, Any], reader: common.Reader, _: Any) -> Response:
     back = common.game_path(game_id, "officer")
-    try:
-        form, service, _status, reader = _officer_form(request, game_id, form)
-    except errors.ServiceError as error:
-        return _refused(request, game_id, error)
-    _ = i18n.gettext_for(reader.language)
     name = str(form.get("name") or "").strip()
     try:
         outcome = service.add_player(game_id, name)
@@ -127,19 +127,10 @@ def _add_player(request: Request, game_id: str, form: Any) -> Response:
         return common.redirect_with_flash(back, str(error), False)
 
 
-@router.post("/games/{game_id}/officer/advance")
-async def advance(request: Request, game_id: str) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_advance, request, game_id, form)
-
-
-def _advance(request: Request, game_id: str, form: Any) -> Response:
+@officer_post("advance")
+def _advance(request: Request, game_id: str, form: Any, service: Any, status: dict[str, Any],
+             reader: common.Reader, _: Any) -> Response:
     back = common.game_path(game_id, "officer")
-    try:
-        form, service, status, reader = _officer_form(request, game_id, form)
-    except errors.ServiceError as error:
-        return _refused(request, game_id, error)
-    _ = i18n.gettext_for(reader.language)
     if status.get("clock") != "simulated":
         return common.redirect_with_flash(back, _("This game runs on the real clock."), False)
     text = str(form.get("by") or "")
@@ -158,37 +149,20 @@ def _advance(request: Request, game_id: str, form: Any) -> Response:
     return common.redirect_with_flash(back, message or _("The clock moved."), True)
 
 
-@router.post("/games/{game_id}/officer/act/{action}")
-async def officer_act(request: Request, game_id: str, action: str) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_officer_act, request, game_id, action, form)
-
-
-def _officer_act(request: Request, game_id: str, action: str, form: Any) -> Response:
+@officer_post("act/{action}")
+def _officer_act(request: Request, game_id: str, form: Any, service: Any,
+                 status: dict[str, Any], reader: common.Reader, _: Any) -> Response:
     back = common.game_path(game_id, "officer")
-    try:
-        form, service, status, reader = _officer_form(request, game_id, form)
-    except errors.ServiceError as error:
-        return _refused(request, game_id, error)
-    _ = i18n.gettext_for(reader.language)
-    request_id = str(form.get("request_id") or "")[:100] or None
-    if request_id and (earlier := common.seen(request_id)) is not None:
-        return common.redirect_with_flash(back, *earlier)
-    declared = {a.name: a for a in service.officer_actions(game_id)}
-    if action not in declared:
-        return common.redirect_with_flash(back, _("No office holds that action."), False)
-    holder = _holder(declared[action], status.get("offices") or {})
-    if holder is None:
-        return common.redirect_with_flash(back, _("Nobody holds the office for this."), False)
-    try:
-        args = form_arguments(form, declared[action], _)
-        outcome = service.perform(game_id, holder, action, args, channel="web",
-                                  request_id=request_id)
-        message, accepted = service.describe_outcome(game_id, outcome, reader.language), \
-            bool(outcome.accepted)
-    except errors.ServiceError as error:
-        message, accepted = str(error), False
-    if request_id:
-        common.remember(request_id, message, accepted)
-    return common.redirect_with_flash(back, message, accepted)
+    action = str(request.path_params["action"])
 
+    def act(request_id: str | None) -> tuple[str, bool] | Response:
+        declared = {a.name: a for a in service.officer_actions(game_id)}
+        if action not in declared:
+            return common.redirect_with_flash(back, _("No office holds that action."), False)
+        holder = _holder(declared[action], status.get("offices") or {})
+        if holder is None:
+            return common.redirect_with_flash(back, _("Nobody holds the office for this."),
+                                              False)
+        return perform(service, game_id, holder, action, declared[action], form,
+                       reader.language, request_id, _)
+    return act_once(form, back, act)

@@ -1,0 +1,26 @@
+"""One service for one command: opened on ``--db``, closed after, refusals said in red."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+from rich.console import Console
+
+from scriba.service.errors import ServiceError
+from scriba.service.service import Service, default_db_url
+
+
+@contextmanager
+def opened_service(db: str | None, console: Console, code: int) -> Iterator[Service]:
+    """The service on ``db`` ($SCRIBA_DB or sqlite:///scriba.db without one); a refusal
+    inside is printed in red and ends the command with exit ``code``."""
+    service = Service(db or default_db_url())
+    try:
+        yield service
+    except ServiceError as refusal:
+        console.print(f"[red]{refusal}[/red]", highlight=False)
+        raise typer.Exit(code) from None
+    finally:
+        service.close()
