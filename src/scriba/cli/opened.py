@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from scriba.service.errors import ServiceError
 from scriba.service.service import Service, default_db_url
@@ -20,7 +21,7 @@ def opened_service(db: str | None, console: Console, code: int) -> Iterator[Serv
     try:
         yield service
     except ServiceError as refusal:
-        console.print(f"[red]{refusal}[/red]", highlight=False)
+        console.print(f"[red]{escape(str(refusal))}[/red]", highlight=False)
         raise typer.Exit(code) from None
     finally:
         service.close()

@@ -112,18 +112,15 @@ def revoke_command(
     db: str = typer.Option(None, "--db", help="Database URL"),
 ) -> None:
     """Revoke an API token, or every token of one player (--game G --player P)."""
-    service = Service(db or default_db_url())
-    try:
+    if not token and not (game and player):
+        console.print("[red]Give a TOKEN, or --game and --player.[/red]")
+        raise typer.Exit(2)
+    with opened_service(db, console, 2) as service:
         if token:
             revoked = int(service.accounts.revoke_token(token))
-        elif game and player:
+        else:
             revoked = sum(service.accounts.revoke_token(token_id=t["id"])
                           for t in service.accounts.tokens(game, player) if not t["revoked"])
-        else:
-            console.print("[red]Give a TOKEN, or --game and --player.[/red]")
-            raise typer.Exit(2)
-    finally:
-        service.close()
     console.print(f"{revoked} token(s) revoked.", highlight=False)
 
 
