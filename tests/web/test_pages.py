@@ -361,3 +361,27 @@ def test_officer_forms_answer_and_refuse_others(site) -> None:
                        data={"csrf_token": csrf_of(eve.get(f"/games/{GAME}").text),
                              "name": "Yan"})
     assert refused.status_code == 403 and log_length(site["db"]) == before
+
+
+def test_a_signed_in_person_starts_a_game_and_becomes_its_officer(site) -> None:
+    base = site["server"].base
+    signed_out = httpx.get(base + "/new-game", timeout=30, follow_redirects=False)
+    assert signed_out.status_code == 303 and "/signin" in signed_out.headers["location"]
+    eve = signed_in(base, PEOPLE[EVE], PASSWORD)
+    page = eve.get("/new-game")
+    assert page.status_code == 200 and 'value="anderwelt"' in page.text
+    forged = eve.post("/new-game", data={"csrf_token": "forged", "ruleset": "suber",
+                                         "game": "forged-game"})
+    assert forged.status_code == 403
+    taken = eve.post("/new-game", data={"csrf_token": csrf_of(page.text), "ruleset": "suber",
+                                        "game": GAME})
+    assert taken.status_code == 400
+    assert GAME in taken.text and 'name="ruleset"' in taken.text  # the form again, with why
+    started = eve.post("/new-game", data={"csrf_token": csrf_of(page.text),
+                                          "ruleset": "suber", "game": "friends",
+                                          "name": "Friends <b>", "clock": "simulated"})
+    assert started.status_code == 303
+    assert started.headers["location"] == "/games/friends/officer"
+    officer = eve.get("/games/friends/officer")
+    assert officer.status_code == 200 and "Friends &lt;b&gt;" in officer.text
+    assert "forged-game" not in httpx.get(base + "/", timeout=30).text

@@ -148,6 +148,14 @@ class GameReads:
                                   rule=str(action.get("rule", ""))))
         return out
 
+    # --- rulesets -------------------------------------------------------------------
+    def rulesets(self) -> list[dict[str, Any]]:
+        """The bundled rulesets a game can start from: ``id``, ``name``, ``language``."""
+        from scriba.rulesets import list_rulesets
+
+        return [{"id": r.id, "name": r.name, "language": r.language}
+                for r in list_rulesets()]
+
     # --- state ----------------------------------------------------------------------
     def summary(self, game_id: str) -> dict[str, Any]:
         # Copies throughout: what a caller does with an answer never reaches the cached state.
