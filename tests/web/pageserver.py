@@ -1,4 +1,4 @@
-"""A real ``scriba serve`` process on loopback for the page tests (H7), and sign-in."""
+"""A real ``scriba serve`` process on loopback for the page tests, and sign-in."""
 
 from __future__ import annotations
 

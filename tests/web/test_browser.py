@@ -1,4 +1,4 @@
-"""Three players play through the pages in headless Chromium from Debian (H7).
+"""Three players play through the pages in headless Chromium from Debian.
 
 A real ``scriba serve`` on loopback; Selenium drives /usr/bin/chromium through
 /usr/bin/chromedriver (nothing is downloaded). In each of three games — EquiNomic in

@@ -1,4 +1,4 @@
-"""The pages over real HTTP against a ``scriba serve`` process (H7).
+"""The pages over real HTTP against a ``scriba serve`` process.
 
 A game whose player, proposal label, title, text and code are hostile HTML is played
 through the pages' own forms; every page must show that data escaped, a proposal page's

@@ -45,12 +45,12 @@ DbOption = typer.Option(None, "--db", help="Database URL (default: $SCRIBA_DB or
 EXTRAS: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
     ("scriba.cli.agora", ("agora", "import", "export"),
      {"agora": "Agora Nomic: re-tally its recorded votes."}),
-    ("scriba.cli.web", ("serve", "token", "revoke", "officer"),  # H5: web server, tokens
+    ("scriba.cli.web", ("serve", "token", "revoke", "officer"),  # the web server, tokens
      {"serve": "Serve the web pages and the API.", "token": "Print a new API token.",
       "revoke": "Revoke API tokens.", "officer": "Make an account a game's officer."}),
-    ("scriba.cli.publish", ("publish",),  # H7: the public pages as a static site
+    ("scriba.cli.publish", ("publish",),  # the public pages as a static site
      {"publish": "Write a game's public pages as a static site."}),
-    ("scriba.cli.mail", ("mail",),  # H6: letters in and out
+    ("scriba.cli.mail", ("mail",),  # letters in and out
      {"mail": "Play by e-mail: receive, serve, fetch and send letters."}),
 ]
 

@@ -133,7 +133,7 @@ def normalize_email(value: Any) -> str:
 
 
 def _display_name(value: Any, language: str) -> str:
-    try:  # H2b's validation: NFC, no control or format characters, bounded length
+    try:  # the service's validation: NFC, no control or format characters, bounded length
         from scriba.service import validation
         return validation.name(value, language, field="display name")
     except ImportError:  # pragma: no cover - the module exists in the merged tree

@@ -209,7 +209,7 @@ def _answer(request: Request, status: int, detail: str,
 
 
 def _error_page(request: Request, status: int, detail: str) -> Response:
-    """The pages' own error page (H7's layout, the reader's language), else plain text."""
+    """The pages' own error page (their layout, the reader's language), else plain text."""
     try:
         from scriba.web.pages import common
         reader = common.reader_for(request)

@@ -1,7 +1,7 @@
 """Who is asking: sign-in sessions, API tokens, CSRF, sign-in rate limits; the sign-in,
 sign-out, invitation and preferences pages.
 
-For the pages (H7) — what to use:
+For the pages — what to use:
 
 - ``get_service(request)`` (alias ``service_from``): the service of this app. It is a
   :class:`~scriba.web.app.LockedService`: every call about a game holds that game's lock,
@@ -206,7 +206,7 @@ def safe_next(target: str | None) -> str:
 # --- pages ---------------------------------------------------------------------------------
 def _render(request: Request, template: str, status_code: int = 200,
             **values: Any) -> HTMLResponse:
-    from scriba.web.pages import common  # H7's rendering: base layout, language, reader
+    from scriba.web.pages import common  # the pages' rendering: base layout, language, reader
     reader = common.reader_for(request)
     reader.csrf = csrf_token(request)
     return common.render(request, template, reader, status_code=status_code, **values)
@@ -320,7 +320,7 @@ async def account_submit(request: Request) -> Response:
     except InvalidInput as refusal:
         return _account_render(request, account, status_code=422, error=str(refusal))
     response = RedirectResponse("/account", status_code=303)
-    # The pages read the reader's language from this cookie first (H7's i18n).
+    # The pages read the reader's language from this cookie first (web/i18n.py).
     response.set_cookie("scriba_lang", updated.language, path="/", samesite="lax",
                         max_age=365 * 86400)
     return response

@@ -1,4 +1,4 @@
-"""One template environment for every page: H7's (i18n, formatting filters) when present.
+"""One template environment for every page: the pages' (i18n, formatting filters).
 
 ``templates`` is a Starlette ``Jinja2Templates`` on that environment, for routes that prefer
 ``templates.TemplateResponse(request, name, context)``; autoescaping is on for .html.

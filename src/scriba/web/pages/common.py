@@ -1,7 +1,7 @@
 """What every page needs: the service, the reader, their language and time zone, rendering.
 
 The pages read the signed-in account, the CSRF token and the service through
-:mod:`scriba.web.auth` (H5's module); when a piece is missing (tests of the pages alone,
+:mod:`scriba.web.auth`; when a piece is missing (tests of the pages alone,
 the static site) the page still renders for an anonymous reader.
 """
 
@@ -47,7 +47,7 @@ class Reader:
 def _auth() -> Any:
     try:
         from scriba.web import auth
-    except ImportError:  # the pages alone, without H5's app
+    except ImportError:  # the pages alone, without the app's sign-in
         return None
     return auth
 
@@ -78,7 +78,7 @@ def csrf_of(request: Request) -> str:
 
 
 def check_csrf(request: Request, form: Any) -> None:
-    """H5's CSRF check; raises NotAllowed on a missing or forged token."""
+    """The sign-in module's CSRF check; raises NotAllowed on a missing or forged token."""
     auth = _auth()
     checker = getattr(auth, "check_csrf", None) or getattr(auth, "verify_csrf", None)
     if checker is None:

@@ -1,7 +1,7 @@
 """Accounts, seats, invitations, API tokens, sign-in attempts, server secrets.
 
 Revision ID: 0003
-Revises: 0001 (the integrator re-chains it after 0002)
+Revises: 0002
 """
 
 import sqlalchemy as sa
