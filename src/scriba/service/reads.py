@@ -32,7 +32,6 @@ from scriba.service.narrate import (
     show_value,
 )
 from scriba.service.summary import summarize
-from scriba.store.eventstore import UnknownGame as StoreUnknownGame
 
 # Game variables that count a game's periods, tried in this order unless the ruleset's
 # setting ``period_variable`` names one.
@@ -65,11 +64,7 @@ class GameReads:
 
     # --- the game -------------------------------------------------------------------
     def _game(self, game_id: str) -> GameState:
-        try:
-            state = self.load(game_id)
-        except StoreUnknownGame:
-            raise errors.UnknownGame(translate("There is no game {game}.", "en",
-                                               game=game_id)) from None
+        state = self.load(game_id)  # an unknown game: errors.UnknownGame, from the store
         if not state.game_id:  # a snapshot-less miss: nothing was ever stored
             raise errors.UnknownGame(translate("There is no game {game}.", "en", game=game_id))
         return state
@@ -80,11 +75,7 @@ class GameReads:
         cache = self.__dict__.get("_log_cache")
         if cache is None:
             cache = self.__dict__.setdefault("_log_cache", LogCache())
-        try:
-            return cache.events(self.store, game_id)
-        except StoreUnknownGame:
-            raise errors.UnknownGame(translate("There is no game {game}.", "en",
-                                               game=game_id)) from None
+        return cache.events(self.store, game_id)
 
     def words(self, game_id: str, language: str | None = None,
               state: GameState | None = None) -> Words:

@@ -101,16 +101,6 @@ def game_exists(game_id: str) -> Exception:
     return GameExists(f"A game named {game_id!r} already exists.")
 
 
-def __getattr__(name: str) -> Any:
-    # ``from scriba.store.eventstore import UnknownGame`` still works, and gives the
-    # service's error, so that callers catch one class whichever layer raised it.
-    if name in ("UnknownGame", "GameExists"):
-        from scriba.service import errors
-
-        return getattr(errors, name)
-    raise AttributeError(name)
-
-
 def _event(row: Any) -> dict[str, Any]:
     return {"seq": row[0], "type": row[1], "time": row[2], "actor": row[3], "payload": row[4]}
 
