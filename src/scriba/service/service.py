@@ -417,11 +417,9 @@ class Service(GameReads):
 
     def _answer(self, game_id: str, row: dict[str, Any], repeated: bool) -> Outcome:
         """The outcome recorded for a decided input, rebuilt from the store."""
-        recorded = row["outcome"] or {}
-        events = self.store.events_by_seq(game_id, recorded.get("seqs", []))
-        return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
-                       recorded.get("message", row["result"] or ""), events,
-                       self.load(game_id), row["request_id"], row["id"], repeated=repeated)
+        return _recorded_outcome(row, self.load(game_id), [],
+                                 lambda seqs: self.store.events_by_seq(game_id, seqs),
+                                 repeated)
 
     def _decide(self, state: GameState, command: Command, now: str,
                 raw: str) -> tuple[list[Event], Outcome]:
@@ -640,16 +638,17 @@ class Service(GameReads):
 
 
 def _recorded_outcome(row: dict[str, Any], state: GameState, fresh: list[Event],
-                      by_seq: Callable[[list[int]], list[Event]]) -> Outcome:
+                      by_seq: Callable[[list[int]], list[Event]],
+                      repeated: bool = True) -> Outcome:
     """A decided input's recorded outcome, its events picked from ``fresh`` (the events
-    just read) or else read by ``by_seq``; ``repeated`` set: not decided by this call."""
+    just read) or else read by ``by_seq``; ``repeated``: not decided by this call."""
     recorded = row["outcome"] or {}
     seqs = recorded.get("seqs", [])
     found = {event["seq"]: event for event in fresh}
     events = [found[seq] for seq in seqs] if all(seq in found for seq in seqs) else by_seq(seqs)
     return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
                    recorded.get("message", row["result"] or ""), events, state,
-                   row["request_id"], row["id"], repeated=True)
+                   row["request_id"], row["id"], repeated=repeated)
 
 
 def _number(events: list[Event], after: int) -> list[Event]:
