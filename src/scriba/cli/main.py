@@ -270,11 +270,8 @@ def _tell(service: Service, game: str, after_seq: int) -> None:
 @cli.command("tick")
 def tick_command(db: str = DbOption) -> None:
     """Fire the timers that are due now in every game (run this from a scheduler)."""
-    service = _service(db)
-    for game in service.games():
-        fired = service.tick(game["id"]).events
-        if fired:
-            say(f"{safe(game['id'], None)}: {len(fired)} events")
+    for game_id, count in _service(db).tick_due().items():
+        say(f"{safe(game_id, None)}: {count} events")
 
 
 @cli.command("rules")

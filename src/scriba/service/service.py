@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import queue
 import threading
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from scriba.service.accounts import Accounts
 
 DEFAULT_DB = "sqlite:///scriba.db"
+log = logging.getLogger("scriba.service")
 SNAPSHOT_EVERY = 250
 _SAFETY_RETRIES = 3  # only a writer bypassing the lock can cause a Conflict
 _BATCH = 64  # inputs one lock holder decides for the writers queued behind it
@@ -465,6 +467,28 @@ class Service(GameReads):
         """Fire whatever timers are due now (for a real-clock game's scheduler)."""
         return self._write(game_id, lambda state, now: (
             (events := self.engine.fire_due_timers(state, now)), Outcome(True, "", events)), None)
+
+    def tick_due(self) -> dict[str, int]:
+        """Fire the due timers of every real-clock game (the scheduler of ``scriba serve``
+        and ``scriba tick``): game id → events appended. A game with nothing due is only
+        looked at; one that fails is logged and left for the next round."""
+        fired: dict[str, int] = {}
+        for game in self.games():
+            game_id = game["id"]
+            try:
+                with self._lock(game_id):
+                    state = self.load(game_id)
+                    now = self.now(state)
+                    if state.clock != "real" or state.ended or \
+                            not any(t["at"] <= now for t in state.timers.values()):
+                        continue
+                    count = len(self.tick(game_id).events)
+            except Exception:  # noqa: BLE001 - one broken game must not stop the others
+                log.exception("ticking %s failed; trying again next round", game_id)
+                continue
+            if count:
+                fired[game_id] = count
+        return fired
 
     def query(self, game_id: str, name: str, args: dict[str, Any] | None = None) -> Any:
         state = self.load(game_id)

@@ -21,32 +21,10 @@ log = logging.getLogger("scriba.deadlines")
 
 def tick_due(service: Any) -> dict[str, int]:
     """Fire the due timers of every real-clock game once; events appended per game."""
-    fired: dict[str, int] = {}
-    raw = getattr(service, "unlocked", service)
-    for game in raw.games():
-        game_id = game["id"]
-        try:
-            with raw.game_lock(game_id):  # the state is read, then decided on, held still
-                count = _tick_one(raw, game_id)
-        except Exception:  # noqa: BLE001 - one broken game must not stop the others
-            log.exception("deadlines: ticking %s failed; trying again later", game_id)
-            continue
-        if count:
-            fired[game_id] = count
+    fired = getattr(service, "unlocked", service).tick_due()
+    for game_id, count in fired.items():
+        log.info("deadlines: %s fired %d events", game_id, count)
     return fired
-
-
-def _tick_one(service: Any, game_id: str) -> int:
-    state = service.load(game_id)
-    if state.clock != "real" or state.ended:
-        return 0
-    now = service.now(state)
-    if not any(timer["at"] <= now for timer in state.timers.values()):
-        return 0
-    outcome = service.tick(game_id)
-    if outcome.events:
-        log.info("deadlines: %s fired %d events", game_id, len(outcome.events))
-    return len(outcome.events)
 
 
 async def run(service: Any, interval: float | None = None) -> None:
