@@ -129,12 +129,15 @@ SIZES = (100, 1000, 5000)
 
 
 def floor_insert_ms(db_url: str, rows: int = 300) -> float:
-    """p50 of one INSERT+COMMIT of an events-shaped row through SQLAlchemy Core."""
+    """p50 of one INSERT+COMMIT of an events-shaped row through SQLAlchemy Core, on a
+    connection set up as the store's are (same journal mode, same durability)."""
     import json
 
-    from sqlalchemy import JSON, Column, Integer, MetaData, String, Table, create_engine
+    from sqlalchemy import JSON, Column, Integer, MetaData, String, Table
 
-    engine = create_engine(db_url)
+    from scriba.store.database import make_engine
+
+    engine = make_engine(db_url)
     table = Table("bench_floor", MetaData(), Column("id", Integer, primary_key=True),
                   Column("game_id", String(64)), Column("seq", Integer),
                   Column("type", String(64)), Column("time", String(32)),
@@ -143,11 +146,6 @@ def floor_insert_ms(db_url: str, rows: int = 300) -> float:
     payload = json.loads('{"proposal": 12, "player": "Anna", "choice": "for", "data": {}}')
     samples = []
     with engine.connect() as connection:
-        connection.exec_driver_sql("PRAGMA journal_mode=WAL") \
-            if engine.dialect.name == "sqlite" else None
-        connection.exec_driver_sql("PRAGMA synchronous=NORMAL") \
-            if engine.dialect.name == "sqlite" else None
-        connection.commit()
         for seq in range(rows):
             started = time.perf_counter()
             connection.execute(table.insert(), {"game_id": "floor", "seq": seq,

@@ -43,10 +43,12 @@ def make_engine(url: str) -> Engine:
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None  # we emit BEGIN ourselves (see _sqlite_begin)
     cursor = dbapi_connection.cursor()
-    # WAL lets readers run beside the writer; NORMAL sync keeps every committed command
-    # across a crash of the server (not of the machine's power) at a fraction of the cost.
+    # WAL lets readers run beside the writer. FULL sync: a command acknowledged to a
+    # player (and perhaps already announced by mail) survives a power cut or a crash of
+    # the machine, as a commit on PostgreSQL does; NORMAL would keep it only across a
+    # crash of the server.
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
     cursor.close()
