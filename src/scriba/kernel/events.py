@@ -12,7 +12,7 @@ from typing import Any
 
 from scriba.kernel.changes import apply_change
 from scriba.kernel.registry import RECORD_ONLY
-from scriba.kernel.state import ACTIVE, GameState, forget_derived
+from scriba.kernel.state import ACTIVE, GameState, forget_derived, touch, touch_all
 from scriba.kernel.upgrade import stamp, upgrade
 
 Event = dict[str, Any]
@@ -31,7 +31,9 @@ def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
 
 def apply_event(state: GameState, event: Event) -> None:
     """Apply one event in place; inside :func:`scriba.kernel.journal.trial` every change is
-    noted on the state's journal first, so that it can be undone."""
+    noted on the state's journal first, so that it can be undone. Each handler also gives
+    the parts it changes a new id (:func:`scriba.kernel.state.touch`): the view's parts
+    are cached by those ids."""
     event = upgrade(event)  # an event of an older schema, as the handlers know it now
     journal = state.__dict__.get("_journal")
     if journal is not None:
@@ -54,6 +56,7 @@ def _game_created(state: GameState, p: dict[str, Any], event: Event) -> None:
         journal.contents(state.rules)
         journal.contents(state.proposals)
     forget_derived(state)
+    touch_all(state)
     state.game_id = p["game_id"]
     state.name = p.get("name", p["game_id"])
     state.ruleset = p["ruleset"]
@@ -80,6 +83,7 @@ def _game_created(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 def _player_joined(state: GameState, p: dict[str, Any], event: Event) -> None:
     previous = state.players.get(p["player"], {})
+    touch(state, "players")
     _note(state, state.players, p["player"])
     state.players[p["player"]] = {
         "status": ACTIVE,
@@ -90,12 +94,14 @@ def _player_joined(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 def _player_status(state: GameState, p: dict[str, Any], event: Event) -> None:
     player = state.players[p["player"]]
+    touch(state, "players")
     _note(state, player, "status")
     player["status"] = p["status"]
 
 
 def _var_set(state: GameState, p: dict[str, Any], event: Event) -> None:
     holder = state.vars if p.get("player") is None else state.players[p["player"]]["vars"]
+    touch(state, "vars" if p.get("player") is None else "players")
     _note(state, holder, p["name"])
     if "value" in p:
         holder[p["name"]] = p["value"]
@@ -104,11 +110,13 @@ def _var_set(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 
 def _office_set(state: GameState, p: dict[str, Any], event: Event) -> None:
+    touch(state, "offices")
     _note(state, state.offices, p["office"])
     state.offices[p["office"]] = p.get("holder")
 
 
 def _proposal_submitted(state: GameState, p: dict[str, Any], event: Event) -> None:
+    _touch_proposal(state, p["number"], status=True)
     _note(state, state.proposals, str(p["number"]))
     _index_open(state, str(p["number"]), True)
     state.proposals[str(p["number"])] = {
@@ -127,6 +135,7 @@ def _proposal_submitted(state: GameState, p: dict[str, Any], event: Event) -> No
 
 def _vote_cast(state: GameState, p: dict[str, Any], event: Event) -> None:
     proposal = state.proposals[str(p["proposal"])]
+    _touch_proposal(state, p["proposal"])
     _note(state, proposal["votes"], p["player"])
     proposal["votes"][p["player"]] = {"choice": p["choice"], "time": event["time"],
                                       **(p.get("data") or {})}
@@ -134,18 +143,21 @@ def _vote_cast(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 def _vote_withdrawn(state: GameState, p: dict[str, Any], event: Event) -> None:
     votes = state.proposals[str(p["proposal"])]["votes"]
+    _touch_proposal(state, p["proposal"])
     _note_contents(state, votes)
     votes.pop(p["player"], None)
 
 
 def _proposal_updated(state: GameState, p: dict[str, Any], event: Event) -> None:
     data = state.proposals[str(p["proposal"])]["data"]
+    _touch_proposal(state, p["proposal"])
     _note(state, data, p["key"])
     data[p["key"]] = p["value"]
 
 
 def _proposal_resolved(state: GameState, p: dict[str, Any], event: Event) -> None:
     proposal = state.proposals[str(p["proposal"])]
+    _touch_proposal(state, p["proposal"], status=True)
     _note_contents(state, proposal)
     _index_open(state, str(p["proposal"]), p["outcome"] == "open")
     proposal["status"] = p["outcome"]
@@ -172,6 +184,7 @@ def _rule_changed(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 
 def _timer_set(state: GameState, p: dict[str, Any], event: Event) -> None:
+    touch(state, "timers")
     _note(state, state.timers, p["id"])
     journal = state.__dict__.get("_journal")
     if journal is not None:
@@ -181,11 +194,13 @@ def _timer_set(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 
 def _timer_gone(state: GameState, p: dict[str, Any], event: Event) -> None:
+    touch(state, "timers")
     _note_contents(state, state.timers)
     state.timers.pop(p["id"], None)
 
 
 def _asset_set(state: GameState, p: dict[str, Any], event: Event) -> None:
+    touch(state, "assets")
     if p["kind"] not in state.assets:
         _note(state, state.assets, p["kind"])
     kind = state.assets.setdefault(p["kind"], {})
@@ -195,6 +210,7 @@ def _asset_set(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 def _asset_destroyed(state: GameState, p: dict[str, Any], event: Event) -> None:
     kind = state.assets.get(p["kind"], {})
+    touch(state, "assets")
     _note_contents(state, kind)
     kind.pop(p["id"], None)
 
@@ -217,6 +233,12 @@ def _winner_declared(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 def _game_ended(state: GameState, p: dict[str, Any], event: Event) -> None:
     state.ended = True
+
+
+def _touch_proposal(state: GameState, number: Any, status: bool = False) -> None:
+    touch(state, ("proposal", str(number)))
+    if status:  # a proposal made or resolved: which ones the view holds may change
+        touch(state, "proposal_statuses")
 
 
 def _note(state: GameState, container: dict[str, Any], key: str) -> None:

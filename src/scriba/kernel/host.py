@@ -7,7 +7,10 @@ gets plain data back. :mod:`scriba.rulecode.host` implements it with a worker po
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from scriba.kernel.view import GameView
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,18 @@ class RuleHost(Protocol):
     def inspect(self, code: str) -> CodeInfo: ...
 
     def call(self, order: list[RuleRef], targets: list[str], hook: str,
-             view: dict[str, Any], args: list[Any]) -> list[HookResult]: ...
+             view: GameView | dict[str, Any], args: list[Any]) -> list[HookResult]: ...
 
-    def transform(self, order: list[RuleRef], name: str, view: dict[str, Any],
+    def call_many(self, order: list[RuleRef],
+                  calls: list[tuple[list[str], str, GameView | dict[str, Any], list[Any]]]
+                  ) -> list[list[HookResult]] | None:
+        """Several calls (targets, hook, view, args) in one go, in order; None if they
+        could not be made (the kernel then makes them one by one)."""
+        ...
+
+    def seal(self, view: GameView | dict[str, Any]) -> GameView | dict[str, Any]:
+        """The view, no longer depending on the state it was built from."""
+        ...
+
+    def transform(self, order: list[RuleRef], name: str, view: GameView | dict[str, Any],
                   value: Any, context: Any) -> tuple[Any, list[HookResult]]: ...

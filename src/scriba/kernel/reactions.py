@@ -10,6 +10,7 @@ reaction is aborted (recorded), never the command.
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -23,14 +24,15 @@ from scriba.kernel.limits import MAX_EFFECTS_PER_CALL, MAX_EVENTS_PER_COMMAND, M
 from scriba.kernel.registry import NOT_DISPATCHED, undeclared_notice
 from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import to_ts
-from scriba.kernel.view import build_view
+from scriba.kernel.view import GameView, build_view
 
 if TYPE_CHECKING:
     from scriba.kernel.engine import Engine
 
-# Events the rules are not asked to react to.
 # A fault of the kernel itself, not of a rule, could still loop: this stops it.
 HARD_LIMIT = 4 * MAX_EVENTS_PER_COMMAND
+# Queued events whose reactions are asked in the same request as the current one's.
+LOOK_AHEAD = 32
 
 
 class Run:
@@ -45,6 +47,7 @@ class Run:
         self.queue: deque[Event] = deque()
         self._depth: dict[int, int] = {}  # id(event) -> how many reactions led to it
         self._stopped: set[tuple[str, str]] = set()  # (rule, hook) aborted by a limit
+        self._asked: dict[int, list[HookResult]] = {}  # id(event) -> answers asked ahead
 
     def push(self, events: list[Event], depth: int = 0) -> None:
         for event in events:
@@ -68,33 +71,17 @@ class Run:
 
     def settle(self) -> None:
         """Apply queued events one by one, asking the rules to react to each."""
-        journal = self.state.__dict__.get("_journal")
         while self.queue:
             event = self.queue.popleft()
             depth = self._depth.get(id(event), 0)
-            event["seq"] = self.state.seq + 1
-            mark = journal.mark() if journal is not None else None
-            try:
-                apply_event(self.state, event)
-            except Refused as refusal:  # a rule change that no longer applies
-                if journal is not None and mark is not None:
-                    journal.rollback(mark)
-                event = make_event("rule_change_failed", event["time"], None,
-                                   **event["payload"], reason=refusal.message_id,
-                                   details=refusal.params)
-                event["seq"] = self.state.seq + 1
-                apply_event(self.state, event)
-            if event["type"] == "var_set" and "delta" in event["payload"]:
-                # record the resulting value, for readers and for the rules reacting to it
-                p = event["payload"]
-                holder = self.state.vars if p["player"] is None else \
-                    self.state.players[p["player"]]["vars"]
-                p["value"] = holder[p["name"]]
+            event = self._apply(event)
             self.events.append(event)
             if len(self.events) > HARD_LIMIT:
                 raise Refused("runaway_reactions", count=HARD_LIMIT)
             consequences = self._consequences(event)
-            reactions = self._react(event, depth)
+            # With no consequences, the events queued behind this one come next, in this
+            # order, whatever the rules answer: they can be asked about together.
+            reactions = self._react(event, depth, look_ahead=not consequences)
             for produced in consequences:
                 self._depth[id(produced)] = depth
             for produced in reactions:
@@ -103,6 +90,30 @@ class Run:
             # resolved in the same reaction sees the rules the first one made.
             self.queue.extendleft(reversed(consequences))
             self.queue.extend(reactions)
+
+    def _apply(self, event: Event) -> Event:
+        """Apply a queued event (numbered now); a rule change that no longer applies
+        becomes ``rule_change_failed``. Returns the event applied."""
+        journal = self.state.__dict__.get("_journal")
+        event["seq"] = self.state.seq + 1
+        mark = journal.mark() if journal is not None else None
+        try:
+            apply_event(self.state, event)
+        except Refused as refusal:  # a rule change that no longer applies
+            if journal is not None and mark is not None:
+                journal.rollback(mark)
+            event = make_event("rule_change_failed", event["time"], None,
+                               **event["payload"], reason=refusal.message_id,
+                               details=refusal.params)
+            event["seq"] = self.state.seq + 1
+            apply_event(self.state, event)
+        if event["type"] == "var_set" and "delta" in event["payload"]:
+            # record the resulting value, for readers and for the rules reacting to it
+            p = event["payload"]
+            holder = self.state.vars if p["player"] is None else \
+                self.state.players[p["player"]]["vars"]
+            p["value"] = holder[p["name"]]
+        return event
 
     def _limited(self, hook: str, time: str, reason: str) -> list[Event]:
         """Every rule that would react is stopped by a limit: recorded once per rule."""
@@ -113,7 +124,8 @@ class Run:
                 events.append(aborted(rule_id, hook, reason, time))
         return events
 
-    def _react(self, event: Event, depth: int) -> list[Event]:
+    def _react(self, event: Event, depth: int, look_ahead: bool = False) -> list[Event]:
+        asked = self._asked.pop(id(event), None)  # answered ahead (see _ask_ahead)
         if event["type"] in NOT_DISPATCHED:
             return []
         hook = f"on_{event['type']}"
@@ -127,10 +139,13 @@ class Run:
             return self._limited(hook, time, f"stopped: the command reached "
                                  f"{MAX_EVENTS_PER_COMMAND} events, the most one command "
                                  "may make")
-        view = build_view(self.state, self.precedence(), now=time)
+        if asked is None:
+            view = build_view(self.state, self.precedence(), now=time)
+            asked = (self._ask_ahead(event, hook, view) if look_ahead else None) or \
+                self.call_all(hook, view, [event_for_rules(event)])
         initials = self.rules.declarations(self.state).initials()
         produced: list[Event] = []
-        for result in self.call_all(hook, view, [event_for_rules(event)]):
+        for result in asked:
             if result.error:
                 produced.append(aborted(result.rule_id, hook, result.error, time))
                 continue
@@ -142,6 +157,43 @@ class Run:
                 continue
             produced += converted
         return produced
+
+    def _ask_ahead(self, event: Event, hook: str, view: GameView) -> list[HookResult] | None:
+        """Ask the rules about ``event`` and, in the same request, about the events queued
+        behind it, each with the view it will be reacted to with: they are applied next,
+        in this order, whatever the rules answer (reactions join the end of the queue).
+        To build their views they are applied and then undone; their answers are kept
+        for when each comes up. None when there is nothing to ask ahead."""
+        journal = self.state.__dict__.get("_journal")
+        if journal is None or not self.queue:
+            return None
+        host = self.engine.host
+        order = self.precedence()
+        calls = [(event, self.rules.hooked(self.state, hook), hook, host.seal(view))]
+        mark = journal.mark()
+        try:
+            for queued in itertools.islice(self.queue, LOOK_AHEAD):
+                if _may_insert(queued) or \
+                        self._depth.get(id(queued), 0) >= MAX_REACTION_DEPTH:
+                    break
+                self._apply(queued)
+                queued_hook = f"on_{queued['type']}"
+                targets = [] if queued["type"] in NOT_DISPATCHED else \
+                    self.rules.hooked(self.state, queued_hook)
+                if targets:
+                    calls.append((queued, targets, queued_hook, host.seal(
+                        build_view(self.state, order, now=queued["time"]))))
+        finally:
+            journal.rollback(mark)
+        if len(calls) == 1:
+            return None
+        answers = host.call_many(self.rules.coded_rules(self.state), [
+            (targets, name, sealed, [event_for_rules(e)]) for e, targets, name, sealed in calls])
+        if answers is None:  # the request failed as a whole: each is asked on its own
+            return None
+        for (queued, *_), results in zip(calls[1:], answers[1:], strict=True):
+            self._asked[id(queued)] = results
+        return answers[0]
 
     def _pending(self) -> int:
         return len(self.events) + len(self.queue)
@@ -247,3 +299,11 @@ class Run:
 def event_for_rules(event: Event) -> dict[str, Any]:
     return {"type": event["type"], "seq": event["seq"], "time": event["time"],
             "time_ts": to_ts(event["time"]), "actor": event["actor"], **event["payload"]}
+
+
+def _may_insert(event: Event) -> bool:
+    """Whether the kernel may derive events from this one (:meth:`Run._consequences`),
+    which go before the rest of the queue, or turn it into another when applying it."""
+    kind = event["type"]
+    return kind in ("changes_due", "rule_changed") or \
+        (kind == "proposal_resolved" and bool(event["payload"].get("apply")))

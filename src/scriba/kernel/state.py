@@ -11,6 +11,7 @@ import itertools
 import json
 import pickle
 import re
+from collections.abc import Hashable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -103,6 +104,42 @@ def forget_derived(state: GameState) -> None:
     if journal is not None:
         journal.key(state.__dict__, "_rules_version")
     state.__dict__["_rules_version"] = next(_VERSIONS)
+
+
+def part_stamp(state: GameState, part: Hashable) -> int:
+    """An id of one part of the state as it is now — ``"players"``, ``"vars"``,
+    ``"offices"``, ``"timers"``, ``"assets"``, ``"settings"``, ``("proposal", number)`` —
+    new whenever the part changes (:func:`touch`) and never reused in this process. Equal
+    ids mean equal content, so what is derived from a part (its JSON, the copy a sandbox
+    worker holds) can be kept by its id."""
+    stamps = state.__dict__.get("_stamps")
+    if stamps is None:
+        stamps = state.__dict__["_stamps"] = {}
+    stamp = stamps.get(part)
+    if stamp is None:
+        # Not journaled: the id names the part as it is now, whichever trial is on.
+        stamp = stamps[part] = next(_VERSIONS)
+    return stamp
+
+
+def touch(state: GameState, part: Hashable) -> None:
+    """The part is about to change: it gets a new id (undone with a trial, which also
+    undoes the change)."""
+    stamps = state.__dict__.get("_stamps")
+    if stamps is None:
+        stamps = state.__dict__["_stamps"] = {}
+    journal = state.__dict__.get("_journal")
+    if journal is not None:
+        journal.key(stamps, part)
+    stamps[part] = next(_VERSIONS)
+
+
+def touch_all(state: GameState) -> None:
+    """Every part is about to change (a game is created): all get new ids."""
+    journal = state.__dict__.get("_journal")
+    if journal is not None:
+        journal.key(state.__dict__, "_stamps")
+    state.__dict__["_stamps"] = {}
 
 
 def natural_key(rule_id: str) -> tuple:

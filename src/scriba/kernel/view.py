@@ -7,11 +7,16 @@ from the game's seed and the sequence number, so every replay sees the same valu
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from scriba.kernel.changes import REVISING
-from scriba.kernel.state import GameState
+from scriba.kernel.state import GameState, part_stamp, rules_version
 from scriba.kernel.timeutil import to_ts
 
 # Resolved proposals beyond this many are left out of the view, to keep calls cheap in
@@ -24,19 +29,59 @@ def deterministic_random(seed: int, seq: int) -> int:
     return int.from_bytes(digest[:6], "big")
 
 
+# Resolved proposals travel in runs of consecutive ones within blocks of this many
+# places: a long game sends a few parts, not one per proposal, and a block stays the same
+# once its proposals are resolved.
+PROPOSAL_BLOCK = 16
+
+
+@dataclass(frozen=True)
+class ViewPart:
+    """Some of the view's entries, named by a key that changes whenever they do.
+
+    ``key`` names the content in this process (it is made of :func:`part_stamp` ids):
+    whoever holds the part under that key holds exactly what ``build()`` returns. Keys
+    starting with ``"p:"`` hold proposals (number → proposal) for ``game["proposals"]``;
+    the others top-level entries of the view."""
+
+    key: str
+    build: Callable[[], dict[str, Any]]
+    json: bytes | None = None  # its JSON, when made as the view was built (sealed)
+
+
+@dataclass(frozen=True)
+class GameView:
+    """The view of a game as it is when built (read it before the state changes again):
+    a few small entries that change with every event (``inline``) and parts that are
+    cached by whoever receives them (the sandbox's workers)."""
+
+    inline: dict[str, Any]
+    parts: list[ViewPart]
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.inline.get("settings") or {}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole view as one plain dict (the order of its keys is the order in which
+        a worker assembles it)."""
+        view = dict(self.inline)
+        proposals: dict[str, Any] = {}
+        for part in self.parts:
+            (proposals if part.key.startswith("p:") else view).update(part.build())
+        if proposals:
+            view["proposals"] = proposals
+        return view
+
+
 def build_view(state: GameState, order: list[str], now: str | None = None,
-               with_text: bool | None = None) -> dict[str, Any]:
+               with_text: bool | None = None) -> GameView:
     """The view; rule texts and histories are in it for queries always, for other hooks
     unless the ruleset's setting ``view_rule_text`` is false (they make every call dearer)."""
     now = now or state.time
     if with_text is None:
         with_text = state.settings.get("view_rule_text", True)
-    # A ruleset whose rules never read old proposals' texts leaves them out (they are
-    # most of the view's weight in a game with long proposals).
-    resolved_text = state.settings.get("view_proposal_text", True)
-    proposals = {number: _proposal_view(state.proposals[number], resolved_text)
-                 for number in _visible_proposals(state)}
-    return {
+    inline = {
         "game_id": state.game_id,
         "ruleset": state.ruleset,
         "now": now,
@@ -44,40 +89,115 @@ def build_view(state: GameState, order: list[str], now: str | None = None,
         "seq": state.seq,
         "random": deterministic_random(state.seed, state.seq),
         "settings": state.settings,
-        "vars": state.vars,
-        "offices": state.offices,
-        "players": state.players,
-        "player_order": list(state.players),
-        "active_players": state.active_players(),
-        "rules": [_rule_view(state.rules[rid], with_text) for rid in order],
-        "repealed_rules": [
-            {"id": r["id"], "title": r["title"], "attributes": r["attributes"],
-             "last_change": r["history"][-1] if r["history"] else None}
-            for r in state.rules.values() if not r["in_force"]],
-        "proposals": proposals,
-        "timers": sorted(state.timers.values(), key=lambda t: (t["at"], t["id"])),
-        "assets": state.assets,
-        "winners": state.winners,
+        "proposals": {},
+        "winners": list(state.winners),
         "ended": state.ended,
     }
+    rules_key = f"rules:{rules_version(state)}:{_order_id(order)}:{int(bool(with_text))}"
+    parts = [
+        _entries(state, "vars", lambda: {"vars": state.vars}),
+        _entries(state, "offices", lambda: {"offices": state.offices}),
+        _entries(state, "players", lambda: {
+            "players": state.players, "player_order": list(state.players),
+            "active_players": state.active_players()}),
+        ViewPart(rules_key, lambda: {
+            "rules": [_rule_view(state.rules[rid], with_text) for rid in order],
+            "repealed_rules": [
+                {"id": r["id"], "title": r["title"], "attributes": r["attributes"],
+                 "last_change": r["history"][-1] if r["history"] else None}
+                for r in state.rules.values() if not r["in_force"]]}),
+        _entries(state, "timers", lambda: {
+            "timers": sorted(state.timers.values(), key=lambda t: (t["at"], t["id"]))}),
+        _entries(state, "assets", lambda: {"assets": state.assets}),
+    ]
+    # The settings never change after the game is created: sent inline, they are small.
+    return GameView(inline, parts + _proposal_parts(state))
 
 
-def _visible_proposals(state: GameState) -> list[str]:
-    """Open proposals and the last RECENT_RESOLVED resolved ones, in submission order.
+def _entries(state: GameState, part: str, build: Callable[[], dict[str, Any]]) -> ViewPart:
+    return ViewPart(f"{part}:{part_stamp(state, part)}", build)
+
+
+# Orders of rules seen, each with a small id (a view's key names its order by it).
+_ORDERS: dict[tuple[str, ...], int] = {}
+
+
+def _order_id(order: list[str]) -> int:
+    key = tuple(order)
+    found = _ORDERS.get(key)
+    if found is None:
+        if len(_ORDERS) > 4096:
+            _ORDERS.clear()  # the ids stay unique: they come from a counter
+        found = _ORDERS[key] = next(_ORDER_IDS)
+    return found
+
+
+_ORDER_IDS = itertools.count(1)
+
+
+# (stamp of the proposals' statuses, with text) -> the numbers in each of their parts:
+# the same until a proposal is made or resolved, whatever the votes.
+_LAYOUTS: OrderedDict[tuple[int, bool], list[list[str]]] = OrderedDict()
+
+
+def _proposal_parts(state: GameState) -> list[ViewPart]:
+    with_text = bool(state.settings.get("view_proposal_text", True))
+    layout_key = (part_stamp(state, "proposal_statuses"), with_text)
+    runs = _LAYOUTS.get(layout_key)
+    if runs is None:
+        runs = _LAYOUTS[layout_key] = _proposal_runs(state)
+        while len(_LAYOUTS) > 256:
+            try:  # another thread may be trimming too
+                _LAYOUTS.popitem(last=False)
+            except KeyError:
+                break
+    prefix = f"p:{int(with_text)}:"
+    return [ViewPart(prefix + ",".join([str(part_stamp(state, ("proposal", n))) for n in run]),
+                     functools.partial(_proposals_view, state, run, with_text))
+            for run in runs]
+
+
+def _proposal_runs(state: GameState) -> list[list[str]]:
+    """The visible proposals (:func:`_visible_proposals`), in view order, in parts: each
+    open one alone (votes change it), resolved ones in runs within a block."""
+    runs: list[list[str]] = []
+    last_block = None
+    for number, place in _visible_proposals(state):
+        if state.proposals[number]["status"] == "open" or place is None:
+            runs.append([number])
+            last_block = None
+            continue
+        block = place // PROPOSAL_BLOCK
+        if block == last_block:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+            last_block = block
+    return runs
+
+
+def _proposals_view(state: GameState, numbers: list[str], with_text: bool) -> dict[str, Any]:
+    return {n: _proposal_view(state.proposals[n], with_text) for n in numbers}
+
+
+def _visible_proposals(state: GameState) -> list[tuple[str, int | None]]:
+    """Open proposals and the last RECENT_RESOLVED resolved ones, in submission order,
+    each with its place among all proposals (None: an open one older than those).
 
     Found from the newest backwards, so the cost does not grow with the game: the tail
     walked holds the recent resolved ones; open ones older than it come first."""
-    tail: list[str] = []
+    tail: list[tuple[str, int | None]] = []
     resolved = 0
-    for number in reversed(state.proposals):
+    count = len(state.proposals)
+    for back, number in enumerate(reversed(state.proposals)):
         if resolved >= RECENT_RESOLVED:
             break
-        tail.append(number)
+        tail.append((number, count - 1 - back))
         if state.proposals[number]["status"] != "open":
             resolved += 1
     tail.reverse()
-    in_tail = set(tail)
-    return [n for n in state.open_proposals() if n not in in_tail] + tail
+    in_tail = {number for number, _ in tail}
+    return [(n, None) for n in state.open_proposals() if n not in in_tail] + tail
 
 
 def _proposal_view(p: dict[str, Any], with_text: bool) -> dict[str, Any]:

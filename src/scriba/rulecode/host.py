@@ -10,7 +10,6 @@ without running. Proposing code runs its declarations under ``inspect_seconds``.
 from __future__ import annotations
 
 import functools
-import json
 import threading
 import time
 from collections import OrderedDict
@@ -19,8 +18,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from scriba.kernel.host import CodeInfo, HookResult, RuleRef
+from scriba.kernel.view import GameView
 from scriba.rulecode.pool import WorkerPool
 from scriba.rulecode.std import version_of as std_version
+from scriba.rulecode.viewparts import EncodedParts, PartStore, seal, views_for
 from scriba.rulecode.worker import COMMAND_STEPS_TEXT, WALL_CLOCK_TEXT, code_hash
 
 DEFAULT_BUDGET = 2000  # check_cancelled polls per call: 0.1-0.4 s of tight Starlark loops
@@ -32,6 +33,8 @@ _GRACE = 0.5
 # Every request names each rule's code by its hash: computed once per code text, not per
 # request (a dozen sha256 of whole rule texts per call added up).
 _hash = functools.lru_cache(maxsize=4096)(code_hash)
+# One call of :meth:`SandboxHost.call_many`: (targets, hook, view, args).
+Call = tuple[list[str], str, "GameView | dict[str, Any]", list[Any]]
 
 
 class _Budget:
@@ -56,6 +59,7 @@ class SandboxHost:
         self.inspect_seconds = inspect_seconds
         self._info: OrderedDict[str, CodeInfo] = OrderedDict()
         self._local = threading.local()  # the budget of the command this thread decides
+        self._encoded = EncodedParts()
         self.calls = 0
 
     @contextmanager
@@ -102,7 +106,7 @@ class SandboxHost:
         return info
 
     def _ask(self, order: list[RuleRef], payload: dict[str, Any],
-             view: dict[str, Any]) -> dict[str, Any]:
+             views: list[GameView | dict[str, Any]]) -> dict[str, Any]:
         budget = self._current()
         seconds = budget.seconds_left()
         if budget.steps <= 0:
@@ -112,26 +116,31 @@ class SandboxHost:
                             f"{self.command_seconds:g} s for rule code are spent)",
                     "spent": True}
         payload = {**payload, "order": [[rid, _hash(code)] for rid, code in order],
-                   "budget": self.budget, "steps": budget.steps, "seconds": seconds,
-                   "view": True}
-        view_line = _encode(view)
+                   "budget": self.budget, "steps": budget.steps, "seconds": seconds}
         self.calls += 1
-        answer = self.pool.request(payload, timeout=seconds + _GRACE, extra=view_line)
+
+        def prepare(mirror: PartStore[None], request: dict[str, Any],
+                    reset: bool = False) -> tuple[dict[str, Any], bytes]:
+            # For the worker that takes the request: only the views' parts it lacks.
+            sent, lines = views_for(views, mirror, self._encoded, reset)
+            return {**request, **sent}, lines
+
+        answer = self.pool.request(payload, timeout=seconds + _GRACE, prepare=prepare)
         if answer.get("missing"):
             codes = {_hash(code): code for _, code in order}
             payload["seconds"] = max(budget.seconds_left(), 0.001)
             answer = self.pool.request({**payload, "codes": codes},
-                                       timeout=payload["seconds"] + _GRACE, extra=view_line)
+                                       timeout=payload["seconds"] + _GRACE, prepare=prepare)
         budget.steps -= int(answer.get("polls", 0))
         if answer.get("timed_out"):
             budget.deadline = 0  # the time is spent: no further call in this command
         return answer
 
     def call(self, order: list[RuleRef], targets: list[str], hook: str,
-             view: dict[str, Any], args: list[Any]) -> list[HookResult]:
+             view: GameView | dict[str, Any], args: list[Any]) -> list[HookResult]:
         answer = self._ask(order, {"op": "call", "targets": targets, "hook": hook,
                                    "args": args,
-                                   "std": std_version(view.get("settings"))}, view)
+                                   "std": std_version(_settings(view))}, [view])
         failure = _failure(answer)
         if failure and len(targets) > 1 and not answer.get("timed_out") \
                 and not answer.get("spent"):
@@ -143,11 +152,27 @@ class SandboxHost:
             return [HookResult(rid, error=failure) for rid in targets]
         return [HookResult(rid, value, error) for rid, value, error in answer["results"]]
 
-    def transform(self, order: list[RuleRef], name: str, view: dict[str, Any],
+    def call_many(self, order: list[RuleRef], calls: list[Call]) -> list[list[HookResult]] | None:
+        """Several calls in one request, made in order, each with its own view: their
+        results, or None when the request failed as a whole (ask them one by one then)."""
+        answer = self._ask(order, {"op": "calls", "calls": [
+            {"targets": targets, "hook": hook, "args": args} for targets, hook, _, args in calls],
+            "std": std_version(_settings(calls[0][2]))}, [view for _, _, view, _ in calls])
+        if _failure(answer):
+            return None
+        return [[HookResult(rid, value, error) for rid, value, error in results]
+                for results in answer["results"]]
+
+    def seal(self, view: GameView | dict[str, Any]) -> GameView | dict[str, Any]:
+        """The view with its parts' JSON made now, so that it stays right once the state
+        moves on (see :meth:`call_many`)."""
+        return seal(view, self._encoded) if isinstance(view, GameView) else view
+
+    def transform(self, order: list[RuleRef], name: str, view: GameView | dict[str, Any],
                   value: Any, context: Any) -> tuple[Any, list[HookResult]]:
         answer = self._ask(order, {"op": "transform", "name": name, "value": value,
                                    "context": context,
-                                   "std": std_version(view.get("settings"))}, view)
+                                   "std": std_version(_settings(view))}, [view])
         failure = _failure(answer)
         if failure:
             hook = f"transform_{name}"
@@ -156,12 +181,8 @@ class SandboxHost:
         return answer["value"], [HookResult(rid, error=err) for rid, err in answer["aborts"]]
 
 
-def _encode(view: dict[str, Any]) -> bytes:
-    text = json.dumps(view, ensure_ascii=False, separators=(",", ":"))
-    try:
-        return text.encode()
-    except UnicodeEncodeError:  # a lone surrogate stored before input was checked
-        return json.dumps(view, separators=(",", ":")).encode()
+def _settings(view: GameView | dict[str, Any]) -> Any:
+    return view.settings if isinstance(view, GameView) else view.get("settings")
 
 
 def _failure(answer: dict[str, Any]) -> str | None:

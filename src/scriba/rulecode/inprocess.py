@@ -18,6 +18,8 @@ import threading
 from typing import Any
 
 from scriba.rulecode.host import DEFAULT_BUDGET, SandboxHost
+from scriba.rulecode.pool import Prepare
+from scriba.rulecode.viewparts import PartStore
 from scriba.rulecode.worker import Worker, _error_text
 
 
@@ -30,29 +32,35 @@ class InProcessPool:
 
     def __init__(self) -> None:
         self.worker = Worker()
+        self.parts: PartStore[None] = PartStore()  # the mirror of the worker's view parts
         self.respawns = 0
         self._lock = threading.Lock()  # one Worker is not safe to share between threads
 
     def request(self, payload: dict[str, Any], timeout: float | None = None,
-                extra: bytes | None = None) -> dict[str, Any]:
-        # A copy through JSON, as across the pipe; the view (``extra``) is already JSON
-        # and is passed as it is (copying it again would double the cost of every call).
-        request = json.loads(json.dumps(payload))
-        view_json = extra.decode() if extra is not None else None
+                prepare: Prepare | None = None) -> dict[str, Any]:
         with self._lock:
             if self.worker.poisoned:  # what the pool does after an out-of-memory panic
                 self.worker = Worker()
+                self.parts.clear()
                 self.respawns += 1
-            try:
-                answer = self.worker.handle(request, view_json)
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException as exc:  # noqa: BLE001 - Rust panics: as the worker's loop does
-                self.worker._note_panic(exc)
-                answer = {"fatal": _error_text(exc)}
+            request, lines = prepare(self.parts, payload) if prepare else (payload, b"")
+            answer = self._ask(request, lines)
+            if answer.get("missing_parts") and prepare:  # as the pool does
+                answer = self._ask(*prepare(self.parts, payload, True))
         # The worker's answers are already fresh plain data (_plain builds new lists and
         # dicts with string keys), so they need no second copy.
         return answer
+
+    def _ask(self, request: dict[str, Any], lines: bytes) -> dict[str, Any]:
+        # A copy through JSON, as across the pipe; the view's parts are already JSON.
+        request = json.loads(json.dumps(request))
+        try:
+            return self.worker.handle(request, lines.splitlines(keepends=True))
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - Rust panics: as the worker's loop does
+            self.worker._note_panic(exc)
+            return {"fatal": _error_text(exc)}
 
     def pids(self) -> list[int]:
         return []

@@ -21,7 +21,13 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
+
+from scriba.rulecode.viewparts import PartStore
+
+# Makes a request, and the lines that follow it, for one worker from its store of parts.
+Prepare = Callable[..., tuple[dict[str, Any], bytes]]
 
 DEFAULT_MEMORY = 1024 * 1024 * 1024
 DEFAULT_WALL_CLOCK = 10.0
@@ -50,6 +56,7 @@ class WorkerProcess:
             env=env, bufsize=0,
         )
         self._buffer = b""
+        self.parts: PartStore[None] = PartStore()  # what the worker keeps of game views
         assert self.process.stdin is not None and self.process.stdout is not None
         for stream in (self.process.stdin, self.process.stdout):
             # A view larger than the default 64 KiB pipe would block the write until the
@@ -67,11 +74,10 @@ class WorkerProcess:
         return self.process.poll() is None
 
     def ask(self, request: dict[str, Any], timeout: float,
-            extra: bytes | None = None) -> dict[str, Any]:
+            lines: bytes = b"") -> dict[str, Any]:
         assert self.process.stdin is not None and self.process.stdout is not None
         line = json.dumps(request).encode() + b"\n"
-        if extra is not None:
-            line += extra + b"\n"
+        line += lines  # what follows the request (each ends with its newline)
         try:
             self.process.stdin.write(line)
         except (BrokenPipeError, OSError) as exc:
@@ -173,11 +179,12 @@ class WorkerPool:
                 self._all.remove(worker)
 
     def request(self, payload: dict[str, Any], timeout: float | None = None,
-                extra: bytes | None = None) -> dict[str, Any]:
+                prepare: Prepare | None = None) -> dict[str, Any]:
         """Send one request and wait at most ``timeout`` seconds (the pool's wall clock by
-        default) for its answer, all attempts included. ``extra`` is a second line sent
-        as is (the game view, already JSON). A timeout is final; a crash is retried once
-        on a fresh worker while time remains."""
+        default) for its answer, all attempts included. ``prepare`` makes the request,
+        and the lines that follow it, for the worker that takes it, from that worker's
+        store of view parts (:mod:`scriba.rulecode.viewparts`). A timeout is final; a
+        crash is retried once on a fresh worker while time remains."""
         deadline = time.monotonic() + (self.wall_clock if timeout is None else timeout)
         last_error = ""
         for _attempt in range(2):
@@ -188,7 +195,7 @@ class WorkerPool:
             if worker is None:
                 return {"died": "no sandbox worker became free in time (the server is busy)"}
             try:
-                answer = worker.ask(payload, deadline - time.monotonic(), extra)
+                answer = _ask(worker, payload, deadline, prepare)
             except WorkerDied as died:
                 last_error = str(died)
                 self._discard(worker)
@@ -210,6 +217,18 @@ class WorkerPool:
             workers = [w for w in self._all if isinstance(w, WorkerProcess)]
         for worker in workers:
             self._discard(worker)
+
+
+def _ask(worker: WorkerProcess, payload: dict[str, Any], deadline: float,
+         prepare: Prepare | None) -> dict[str, Any]:
+    if prepare is None:
+        return worker.ask(payload, deadline - time.monotonic())
+    request, lines = prepare(worker.parts, payload)
+    answer = worker.ask(request, deadline - time.monotonic(), lines)
+    if answer.get("missing_parts"):  # the mirror and the worker disagree: start afresh
+        request, lines = prepare(worker.parts, payload, True)
+        answer = worker.ask(request, deadline - time.monotonic(), lines)
+    return answer
 
 
 class _Starting:

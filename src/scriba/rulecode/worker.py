@@ -30,6 +30,7 @@ import starlark as sl
 from scriba.kernel.registry import DECLARATIONS as DECLARATION_HOOKS
 from scriba.kernel.registry import hook_name_error
 from scriba.rulecode import std
+from scriba.rulecode.viewparts import PartStore
 
 _CACHE_SIZE = 512
 _MAX_TRANSFORM_DEPTH = 8
@@ -68,19 +69,22 @@ class Sandbox:
         self.why = ""  # which limit stopped the last call
         self.steps_left = math.inf  # polls left to the whole command
         self.order: list[tuple[str, str]] = []
-        self.view_json = "{}"
         self.depth = 0
         self.std_version = std.CURRENT  # the calling game's, set with every request
         self._std = std.natives(lambda: self.std_version)
-        # The view of the current request, decoded once into a frozen module that every
-        # rule's call loads (the JSON text it came from is kept to know when to redo it).
+        # The parts of game views sent so far, decoded and frozen (or why one could not
+        # be), by key; see scriba.rulecode.viewparts.
+        self.parts: PartStore[sl.FrozenModule | str] = PartStore()
+        # The current request's view: its inline entries and the keys of its parts, put
+        # together once per request into a frozen module that every rule's call loads.
+        self.view_request: dict[str, Any] = {"inline": {}, "parts": []}
         self._view: sl.FrozenModule | None = None
-        self._view_source: str | None = None
-        call_dialect = sl.Dialect.standard()
-        call_dialect.enable_load = True  # the generated call only; rules cannot load
-        self._call_ast = sl.parse("call.star", _CALL, call_dialect)  # evaluated many times
-        self._view_ast = sl.parse("view.star", "game = json.decode(scriba_view_json)\n",
+        self._load_dialect = sl.Dialect.standard()
+        self._load_dialect.enable_load = True  # generated code only; rules cannot load
+        self._call_ast = sl.parse("call.star", _CALL, self._load_dialect)  # evaluated often
+        self._part_ast = sl.parse("part.star", "value = json.decode(scriba_part)\n",
                                   self.dialect)
+        self._assembly: dict[tuple[int, int], sl.AST] = {}
 
     # --- budget ------------------------------------------------------------------------
     def _cancelled(self) -> bool:
@@ -151,14 +155,69 @@ class Sandbox:
         return sl.eval_with(self._options(), driver, self._call_ast, self.globals,
                             sl.FileLoader(modules.__getitem__)).value
 
+    # --- the game view -------------------------------------------------------------------
+    def receive(self, request: dict[str, Any], lines: list[bytes]) -> list[str]:
+        """Take a request's views: keep the parts sent, note the ones they use; the keys
+        of used parts this worker does not hold (the host's mirror disagrees)."""
+        if request.get("reset_parts"):
+            self.parts.clear()
+        sent = [(key, self._decode_part(line)) for key, line in zip(request.get("send") or [],
+                                                                      lines, strict=True)]
+        used = dict.fromkeys(key for view in request.get("views") or []
+                             for key in view.get("parts") or [])
+        self.use_view({"inline": {}, "parts": []})
+        return self.parts.take(sent, list(used))
+
+    def use_view(self, view: dict[str, Any]) -> None:
+        """The view the calls that follow are given (one of the request's views)."""
+        self.view_request = view
+        self._view = None
+
+    def _decode_part(self, line: bytes) -> sl.FrozenModule | str:
+        holder = sl.Module()
+        holder["scriba_part"] = line.decode()
+        try:
+            sl.eval_with(self._options(), holder, self._part_ast, self.globals)
+        except BaseException as exc:  # noqa: BLE001 - every call using it says why
+            return f"the game view could not be read: {_error_text(exc, self.why)}"
+        return holder.freeze()
+
     def _decoded_view(self) -> sl.FrozenModule:
-        if self._view is None or self._view_source != self.view_json:
+        if self._view is None:
+            keys = list(self.view_request.get("parts") or [])
+            entries = [k for k in keys if not k.startswith("p:")]
+            proposals = [k for k in keys if k.startswith("p:")]
+            modules: dict[str, sl.FrozenModule] = {}
+            for index, key in enumerate(entries + proposals):
+                part = self.parts.items[key]
+                if isinstance(part, str):
+                    raise ValueError(part)
+                modules[str(index)] = part
             holder = sl.Module()
-            holder["scriba_view_json"] = self.view_json
-            self._view = None  # a failed decode leaves no stale view behind
-            sl.eval_with(self._options(), holder, self._view_ast, self.globals)
-            self._view, self._view_source = holder.freeze(), self.view_json
+            holder["scriba_inline"] = json.dumps(self.view_request.get("inline") or {})
+            sl.eval_with(self._options(), holder,
+                         self._assembly_ast(len(entries), len(proposals)), self.globals,
+                         sl.FileLoader(modules.__getitem__))
+            self._view = holder.freeze()
         return self._view
+
+    def _assembly_ast(self, entries: int, proposals: int) -> sl.AST:
+        """The generated code that puts a view together from its parts, by shape."""
+        shape = (entries, proposals)
+        if shape not in self._assembly:
+            lines = [f"load({str(i)!r}, v{i}='value')" for i in range(entries + proposals)]
+            lines.append("game = json.decode(scriba_inline)")
+            lines += [f"game.update(v{i})" for i in range(entries)]
+            if proposals:
+                lines.append("proposals = {}")
+                lines += [f"proposals.update(v{i})"
+                          for i in range(entries, entries + proposals)]
+                lines.append("game['proposals'] = proposals")
+            if len(self._assembly) > 256:
+                self._assembly.clear()
+            self._assembly[shape] = sl.parse("view.star", "\n".join(lines) + "\n",
+                                             self._load_dialect)
+        return self._assembly[shape]
 
     def _transform_callback(self, name: str, value: Any, context: Any = None) -> Any:
         if self.depth >= _MAX_TRANSFORM_DEPTH:
@@ -236,12 +295,14 @@ class Worker:
         self.poisoned = False  # after an out-of-memory panic the process is not trusted
         self.used = 0  # polls used by the current request
 
-    def handle(self, request: dict[str, Any], view_json: str | None = None) -> dict[str, Any]:
-        answer = self._handle(request, view_json)
+    def handle(self, request: dict[str, Any], lines: list[bytes] | None = None
+               ) -> dict[str, Any]:
+        """Answer one request; ``lines`` are those that followed it (the view's parts)."""
+        answer = self._handle(request, lines or [])
         answer["polls"] = self.used
         return answer
 
-    def _handle(self, request: dict[str, Any], view_json: str | None) -> dict[str, Any]:
+    def _handle(self, request: dict[str, Any], lines: list[bytes]) -> dict[str, Any]:
         op = request.get("op")
         box = self.box
         box.budget = int(request.get("budget", 2000))
@@ -254,6 +315,11 @@ class Worker:
             return {"ok": True, "pid": os.getpid()}
         if op == "inspect":
             return self.inspect(request["code"])
+        # The views' parts are kept before anything else: the host's mirror counts on it.
+        missing_parts = box.receive(request, lines)
+        if missing_parts:
+            return {"missing_parts": missing_parts}
+        views = request.get("views") or [{}]
         missing = [h for _, h in request["order"] if h not in box.modules]
         codes = request.get("codes") or {}
         for digest in missing:
@@ -268,9 +334,15 @@ class Worker:
             finally:
                 self.used += box.end_call()
         box.order = [(rid, h) for rid, h in request["order"]]
-        box.view_json = view_json if view_json is not None else request.get("view_json", "{}")
+        box.use_view(views[0])
         if op == "call":
             return {"results": self.call(request)}
+        if op == "calls":  # several calls in order, each with its own view
+            results = []
+            for call, view in zip(request["calls"], views, strict=True):
+                box.use_view(view)
+                results.append(self.call(call))
+            return {"results": results}
         if op == "transform":
             return self.transform(request)
         return {"error": f"unknown op {op!r}"}
@@ -362,9 +434,10 @@ def main() -> None:
     for line in requests:
         try:
             request = json.loads(line)
-            # The view follows on its own line, as JSON: never JSON inside a JSON string.
-            view = requests.readline().decode() if request.get("view") else None
-            answer = worker.handle(request, view)
+            # Each part of the view the request sends follows on its own line, as JSON:
+            # never JSON inside a JSON string.
+            answer = worker.handle(request, [requests.readline()
+                                             for _ in request.get("send") or []])
         except BaseException as exc:  # noqa: BLE001 - the worker must answer, whatever happened
             worker._note_panic(exc)
             answer = {"fatal": _error_text(exc)}
