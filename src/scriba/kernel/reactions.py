@@ -173,9 +173,9 @@ class Run:
         mark = journal.mark()
         try:
             for queued in itertools.islice(self.queue, LOOK_AHEAD):
-                if _may_insert(queued) or \
+                if queued["type"] == "rule_changed" or \
                         self._depth.get(id(queued), 0) >= MAX_REACTION_DEPTH:
-                    break
+                    break  # a rule change may fail, and become another event
                 self._apply(queued)
                 queued_hook = f"on_{queued['type']}"
                 targets = [] if queued["type"] in NOT_DISPATCHED else \
@@ -183,6 +183,8 @@ class Run:
                 if targets:
                     calls.append((queued, targets, queued_hook, host.seal(
                         build_view(self.state, order, now=queued["time"]))))
+                if _may_insert(queued):
+                    break  # what the kernel derives from it comes next: not known yet
         finally:
             journal.rollback(mark)
         if len(calls) == 1:
