@@ -17,6 +17,8 @@ one line of JSON follows the request for each.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import threading
 from collections import OrderedDict
@@ -94,8 +96,12 @@ def views_for(views: list[GameView | dict[str, Any]], mirror: PartStore[None],
     builds: dict[str, Callable[[], bytes]] = {}
     sent_views = []
     for view in views:
-        if not isinstance(view, GameView):  # a plain dict (tests, benchmarks): all inline
-            sent_views.append({"inline": view, "parts": []})
+        if not isinstance(view, GameView):
+            # A plain dict (tests, benchmarks): one part, named by its content.
+            data = encode(view)
+            key = "x:" + hashlib.blake2b(data, digest_size=16).hexdigest()
+            builds[key] = functools.partial(bytes, data)
+            sent_views.append({"inline": {}, "parts": [key]})
             continue
         for part in view.parts:
             builds.setdefault(part.key, _encoder(part, encoded))
