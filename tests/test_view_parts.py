@@ -102,6 +102,17 @@ def test_rule_code_sees_the_whole_view_as_it_changes(host_kind: str, service: Se
         apply_event(state, event)
         if index % 5 == 0:
             assert _echo(service, state) == _expected(service, state), f"after {event}"
+    # the same proposals, other parts changed, many times over (views made one from the
+    # last, and afresh now and then)
+    for round_ in range(40):
+        apply_event(state, {"seq": state.seq + 1, "type": "var_set", "time": state.time,
+                            "actor": None, "payload": {"player": "nix", "name": "coins",
+                                                       "value": round_}})
+        if round_ % 3 == 0:
+            apply_event(state, {"seq": state.seq + 1, "type": "office_set",
+                                "time": state.time, "actor": None,
+                                "payload": {"office": "Herald", "holder": "Kate"}})
+        assert _echo(service, state) == _expected(service, state)
     with trial(state):  # changed, then undone: the view follows both ways
         for event in agora_events(3, state.seq + 1, state.time, seed=9)[:8]:
             apply_event(state, {**event, "payload": {**event["payload"], "number": 999}}

@@ -57,6 +57,9 @@ class GameView:
 
     inline: dict[str, Any]
     parts: list[ViewPart]
+    # Names which proposals the parts hold and how they are grouped: two views with the
+    # same layout differ only in the content of parts at the same places.
+    layout: int | None = None
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -111,7 +114,8 @@ def build_view(state: GameState, order: list[str], now: str | None = None,
         _entries(state, "assets", lambda: {"assets": state.assets}),
     ]
     # The settings never change after the game is created: sent inline, they are small.
-    return GameView(inline, parts + _proposal_parts(state))
+    return GameView(inline, parts + _proposal_parts(state),
+                    part_stamp(state, "proposal_statuses"))
 
 
 def _entries(state: GameState, part: str, build: Callable[[], dict[str, Any]]) -> ViewPart:

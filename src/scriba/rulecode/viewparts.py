@@ -105,7 +105,8 @@ def views_for(views: list[GameView | dict[str, Any]], mirror: PartStore[None],
             continue
         for part in view.parts:
             builds.setdefault(part.key, _encoder(part, encoded))
-        sent_views.append({"inline": view.inline, "parts": [part.key for part in view.parts]})
+        sent_views.append({"inline": view.inline, "parts": [part.key for part in view.parts],
+                           "layout": view.layout})
     used = list(builds)
     send = [key for key in used if key not in mirror.items]
     mirror.take([(key, None) for key in send], used)
@@ -126,4 +127,4 @@ def seal(view: GameView, encoded: EncodedParts) -> GameView:
     """The view with every part's JSON made now: it no longer reads the state, which may
     then change (the kernel asks ahead, then undoes what it applied to do so)."""
     return GameView(view.inline, [ViewPart(p.key, p.build, encoded.get(p.key, p.build))
-                                  for p in view.parts])
+                                  for p in view.parts], view.layout)

@@ -33,6 +33,9 @@ from scriba.rulecode import std
 from scriba.rulecode.viewparts import PartStore
 
 _CACHE_SIZE = 512
+# Views made one from the last: after this many, one is put together afresh, so that the
+# chain of views each holds on to stays short.
+_MAX_VIEW_CHAIN = 32
 _MAX_TRANSFORM_DEPTH = 8
 
 
@@ -84,7 +87,11 @@ class Sandbox:
         self._call_ast = sl.parse("call.star", _CALL, self._load_dialect)  # evaluated often
         self._part_ast = sl.parse("part.star", "value = json.decode(scriba_part)\n",
                                   self.dialect)
-        self._assembly: dict[tuple[int, int], sl.AST] = {}
+        self._assembly: dict[tuple[int, int, bool], sl.AST] = {}
+        # The last view put together (its layout, its parts' keys, the view): the next
+        # one with the same layout is made from it and the parts that changed.
+        self._last: tuple[Any, list[str], sl.FrozenModule | None] = (None, [], None)
+        self._chain = 0
 
     # --- budget ------------------------------------------------------------------------
     def _cancelled(self) -> bool:
@@ -185,34 +192,64 @@ class Sandbox:
     def _decoded_view(self) -> sl.FrozenModule:
         if self._view is None:
             keys = list(self.view_request.get("parts") or [])
-            entries = [k for k in keys if not k.startswith("p:")]
-            proposals = [k for k in keys if k.startswith("p:")]
-            modules: dict[str, sl.FrozenModule] = {}
-            for index, key in enumerate(entries + proposals):
-                part = self.parts.items[key]
-                if isinstance(part, str):
-                    raise ValueError(part)
-                modules[str(index)] = part
-            holder = sl.Module()
-            holder["scriba_inline"] = json.dumps(self.view_request.get("inline") or {})
-            sl.eval_with(self._options(), holder,
-                         self._assembly_ast(len(entries), len(proposals)), self.globals,
-                         sl.FileLoader(modules.__getitem__))
-            self._view = holder.freeze()
+            changed = self._changed_since_last(keys)
+            if changed is None:  # put together from all its parts
+                self._view = self._assemble(keys, previous=None)
+                self._chain = 0
+            else:  # the last view with the parts that changed since
+                self._view = self._assemble(changed, previous=self._last[2])
+                self._chain += 1
+            self._last = (self.view_request.get("layout"), keys, self._view)
         return self._view
 
-    def _assembly_ast(self, entries: int, proposals: int) -> sl.AST:
-        """The generated code that puts a view together from its parts, by shape."""
-        shape = (entries, proposals)
+    def _changed_since_last(self, keys: list[str]) -> list[str] | None:
+        """The parts of this view not in the last one put together, if it can be made
+        from that one: same layout (the same proposals, grouped alike, at the same
+        places) and a short chain (each such view holds on to the one before)."""
+        layout, last_keys, _ = self._last
+        if layout is None or layout != self.view_request.get("layout") or \
+                len(last_keys) != len(keys) or self._chain >= _MAX_VIEW_CHAIN:
+            return None
+        return [key for key, last in zip(keys, last_keys, strict=True) if key != last]
+
+    def _assemble(self, keys: list[str], previous: sl.FrozenModule | None) -> sl.FrozenModule:
+        entries = [k for k in keys if not k.startswith("p:")]
+        proposals = [k for k in keys if k.startswith("p:")]
+        modules: dict[str, sl.FrozenModule] = {}
+        for index, key in enumerate(entries + proposals):
+            part = self.parts.items[key]
+            if isinstance(part, str):
+                raise ValueError(part)
+            modules[str(index)] = part
+        if previous is not None:
+            modules["previous"] = previous
+        holder = sl.Module()
+        holder["scriba_inline"] = json.dumps(self.view_request.get("inline") or {})
+        sl.eval_with(self._options(), holder,
+                     self._assembly_ast(len(entries), len(proposals), previous is not None),
+                     self.globals, sl.FileLoader(modules.__getitem__))
+        return holder.freeze()
+
+    def _assembly_ast(self, entries: int, proposals: int, incremental: bool) -> sl.AST:
+        """The generated code that puts a view together from its parts (or from the last
+        view and the parts that changed), by shape."""
+        shape = (entries, proposals, incremental)
         if shape not in self._assembly:
             lines = [f"load({str(i)!r}, v{i}='value')" for i in range(entries + proposals)]
-            lines.append("game = json.decode(scriba_inline)")
+            if incremental:
+                lines += ["load('previous', previous='game')", "game = dict(previous)",
+                          "game.update(json.decode(scriba_inline))"]
+            else:
+                lines.append("game = json.decode(scriba_inline)")
             lines += [f"game.update(v{i})" for i in range(entries)]
             if proposals:
-                lines.append("proposals = {}")
+                lines.append("proposals = dict(previous['proposals'])" if incremental
+                             else "proposals = {}")
                 lines += [f"proposals.update(v{i})"
                           for i in range(entries, entries + proposals)]
                 lines.append("game['proposals'] = proposals")
+            elif incremental:
+                lines.append("game['proposals'] = previous['proposals']")
             if len(self._assembly) > 256:
                 self._assembly.clear()
             self._assembly[shape] = sl.parse("view.star", "\n".join(lines) + "\n",
