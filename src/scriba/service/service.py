@@ -105,6 +105,9 @@ class _Decision:
     outcome: Outcome
     inbound: int | None
     listeners: bool = True
+    # An input kept in the decision's own transaction: (channel, raw, request_id,
+    # command), inserted already decided (one statement, no update after).
+    keep: tuple[str, str, str | None, dict[str, Any]] | None = None
 
 
 class _Decided(Exception):
@@ -266,10 +269,22 @@ class Service(GameReads):
         ``request_id`` (the client's key, unique per game): the same id again returns the
         first outcome with ``repeated=True`` and records nothing new.
         """
-        actor, action, args = validation.command_for(self.load(game_id), actor, action, args)
+        actor, action, args = validation.command_for(self._validating(game_id, actor), actor,
+                                                     action, args)
         raw = validation.raw(raw) if raw is not None else None
         command = {"op": "perform", "actor": actor, "action": action, "args": args, "at": at}
         return self._submit(game_id, command, channel, raw, request_id)
+
+    def _validating(self, game_id: str, actor: Any) -> GameState:
+        """The state a command's input is checked against before it is kept: the cached one
+        when it already seats ``actor`` (the language never changes and players are never
+        removed, so a fresher read would check the same), else the state read anew. The
+        decision itself is taken on the state caught up under the lock."""
+        state = self._states.get(game_id)
+        if state is not None and (actor is None or (isinstance(actor, str)
+                                                    and actor in state.players)):
+            return state
+        return self.load(game_id)
 
     def add_player(self, game_id: str, name: str, at: str | None = None,
                    request_id: str | None = None, channel: str = "api",
@@ -369,9 +384,8 @@ class Service(GameReads):
                     decisions = self._decide_queued(tx, state)
                     own = self._decide_one(state, self._decider(command, raw),
                                            command.get("at"))
-                    self._record(tx, decisions)
-                    own.inbound = tx.keep_decided(channel, raw, request_id, command)
-                    self._record(tx, [own])
+                    own.keep = (channel, raw, request_id, command)
+                    self._record(tx, [*decisions, own])
         except ServiceError:
             raise
         except Exception:  # noqa: BLE001 - nothing committed: the careful path decides it
@@ -601,7 +615,7 @@ class Service(GameReads):
         With ``wait`` off, a game another process holds yields ``(None, None)``.
         """
         try:
-            with self.store.write(game_id, wait=wait) as tx:
+            with self.store.write(game_id, wait=wait, known=game_id in self._states) as tx:
                 if tx is None:
                     yield None, None
                     return
@@ -637,11 +651,14 @@ class Service(GameReads):
         for decision in decisions:
             outcome = decision.outcome
             tx.append(decision.events)
-            if decision.inbound is not None:
-                tx.decide(decision.inbound, "accepted" if outcome.accepted else "refused",
-                          outcome.message,
-                          {"accepted": outcome.accepted, "message": outcome.message,
-                           "seqs": [e["seq"] for e in outcome.events]})
+            status = "accepted" if outcome.accepted else "refused"
+            verdict = {"accepted": outcome.accepted, "message": outcome.message,
+                       "seqs": [e["seq"] for e in outcome.events]}
+            if decision.keep is not None:
+                decision.inbound = tx.keep_decided(*decision.keep, status=status,
+                                                   message=outcome.message, outcome=verdict)
+            elif decision.inbound is not None:
+                tx.decide(decision.inbound, status, outcome.message, verdict)
             for listener in self._listeners if decision.listeners else ():
                 listener(tx.connection, tx.game_id, decision.events, outcome)
 

@@ -152,15 +152,18 @@ class GameWrite:
         return _inbound(row) if row else None
 
     def keep_decided(self, channel: str, raw: str, request_id: str | None,
-                     command: dict[str, Any]) -> int:
-        """Keep an input in this transaction (to be decided in it): the row's id.
+                     command: dict[str, Any], *, status: str, message: str,
+                     outcome: dict[str, Any]) -> int:
+        """Keep an input already decided, in the transaction that writes its decision
+        (one INSERT, no UPDATE after): the row's id.
 
         An IntegrityError means its request id was kept meanwhile by another writer.
         """
         self.writing()
+        now = datetime.now(UTC)
         result = self.connection.execute(_INSERT_INBOUND, {
-            "game_id": self.game_id, "channel": channel, "raw": raw,
-            "received_at": datetime.now(UTC), "status": "received",
+            "game_id": self.game_id, "channel": channel, "raw": raw, "received_at": now,
+            "status": status, "result": message, "outcome": outcome, "decided_at": now,
             "request_id": request_id, "command": command})
         return int(result.inserted_primary_key[0])
 
@@ -285,12 +288,14 @@ class EventStore:
 
     # --- the command path -------------------------------------------------------------
     @contextmanager
-    def write(self, game_id: str, wait: bool = True) -> Iterator[GameWrite | None]:
+    def write(self, game_id: str, wait: bool = True,
+              known: bool = False) -> Iterator[GameWrite | None]:
         """Hold ``game_id``'s lock from the first read to the commit (when the block ends).
 
         Waits (never fails) while another process or thread holds it; with ``wait=False``
         yields None instead of waiting. Reads come first; :meth:`GameWrite.writing` (or
-        the first write) starts the writing part.
+        the first write) starts the writing part. ``known``: the caller has read this game
+        before, so its row is not looked up again (games are never deleted).
         """
         if self.dialect != "sqlite":
             with self._begin() as connection:
@@ -303,7 +308,8 @@ class EventStore:
                     elif not connection.execute(_TRY_ADVISORY_LOCK, key).scalar():
                         yield None
                         return
-                if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
+                if not known and connection.execute(
+                        _GAME_ROW, {"game_id": game_id}).first() is None:
                     raise unknown_game(game_id)
                 yield GameWrite(connection, game_id)
             return
@@ -311,11 +317,11 @@ class EventStore:
             if not held:
                 yield None
                 return
-            with self._sqlite_write(game_id) as tx:
+            with self._sqlite_write(game_id, known) as tx:
                 yield tx
 
     @contextmanager
-    def _sqlite_write(self, game_id: str) -> Iterator[GameWrite]:
+    def _sqlite_write(self, game_id: str, known: bool) -> Iterator[GameWrite]:
         """A read transaction (WAL: beside the writer), turned by ``writing()`` into a write
         transaction under SQLite's lock. The game's own lock is held by the caller, so what
         was read stays true: no one else appends to this game meanwhile."""
@@ -335,7 +341,8 @@ class EventStore:
                 transaction.commit()
                 transaction = connection.begin()
             try:
-                if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
+                if not known and connection.execute(
+                        _GAME_ROW, {"game_id": game_id}).first() is None:
                     raise unknown_game(game_id)
                 yield GameWrite(connection, game_id, begin_write, refresh)
             except BaseException:
