@@ -327,14 +327,25 @@ class Service(GameReads):
                                            and 0 < len(request_id) <= MAX_REQUEST_ID):
             raise InvalidInput(f"A request id is 1 to {MAX_REQUEST_ID} characters.",
                                field="request_id")
-        at_once = self._submit_at_once(game_id, stored, channel, raw, request_id)
+        # Writers already queued go first: one that found the lock free would otherwise
+        # take it turn after turn while they wait to read their answers.
+        at_once = None if self.store.has_queue(game_id) else \
+            self._submit_at_once(game_id, stored, channel, raw, request_id)
         if isinstance(at_once, Outcome):
             return at_once
-        if at_once is not None:  # the request id is known: its row's id
-            inbound_id, created = at_once, False
+        with self.store.queued(game_id):
+            return self._submit_queued(game_id, stored, channel, raw, request_id, at_once)
+
+    def _submit_queued(self, game_id: str, stored: dict[str, Any], channel: str, raw: str,
+                       request_id: str | None, known: int | None) -> Outcome:
+        """Keep the input, then wait for the writer ahead, which decides it with the
+        others queued; or decide them all if none did. ``known``: the row of a request id
+        seen before."""
+        if known is not None:  # the request id is known: its row's id
+            inbound_id, created = known, False
         else:  # the game is busy: keep the input first (the insert checks the request id)
             inbound_id, created = self.store.receive(channel, raw, game_id, request_id,
-                                                     stored, check_first=False)
+                                                     stored, check_first=False, queued=True)
         first = created  # False: this request id was seen before
         while True:
             if not created:
@@ -385,7 +396,13 @@ class Service(GameReads):
                     own = self._decide_one(state, self._decider(command, raw),
                                            command.get("at"))
                     own.keep = (channel, raw, request_id, command)
-                    self._record(tx, [*decisions, own])
+                    # The writers that queued while this one decided get their answers
+                    # from the same commit, instead of taking the lock turn after it.
+                    tx.refresh()
+                    later = self._decide_queued(
+                        tx, state, after=max((d.inbound or 0 for d in decisions), default=0),
+                        limit=_BATCH - len(decisions))
+                    self._record(tx, [*decisions, own, *later])
         except ServiceError:
             raise
         except Exception:  # noqa: BLE001 - nothing committed: the careful path decides it
@@ -579,17 +596,19 @@ class Service(GameReads):
             return _recorded_outcome(row, state, fresh,
                                      lambda seqs: self.store.events_by_seq(game_id, seqs))
 
-    def _decide_queued(self, tx: GameWrite, state: GameState) -> list[_Decision]:
-        """Decide the game's inputs kept and not yet decided (oldest first, at most
-        ``_BATCH``), folding each into ``state``; :meth:`_record` writes them.
+    def _decide_queued(self, tx: GameWrite, state: GameState, after: int = 0,
+                       limit: int = _BATCH) -> list[_Decision]:
+        """Decide the game's inputs kept and not yet decided (oldest first, row id above
+        ``after``, at most ``limit``), folding each into ``state``; :meth:`_record`
+        writes them.
 
         Inputs kept while this writer decides are taken too (another look after each
         round): the writers queued behind it all get their answer from one commit.
         """
         decisions: list[_Decision] = []
-        last = 0
-        while len(decisions) < _BATCH:
-            rows = tx.pending(_BATCH - len(decisions), after=last)
+        last = after
+        while len(decisions) < limit:
+            rows = tx.pending(limit - len(decisions), after=last)
             if not rows:
                 break
             for row in rows:

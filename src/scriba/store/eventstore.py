@@ -261,6 +261,30 @@ class EventStore:
                 yield connection
 
     @contextmanager
+    def _begin_queued(self) -> Iterator[Connection]:
+        """A write transaction whose commit is not flushed to disk on its own (SQLite
+        ``synchronous=NORMAL``, PostgreSQL ``synchronous_commit=off``), for an input kept
+        while its writer waits for its answer: the commit that decides it flushes the
+        log, this row included, before anyone is told. A power cut before that loses only
+        an input nobody was answered for, as it would lose one still in flight."""
+        if self.dialect != "sqlite":
+            with self._begin() as connection:
+                if self.dialect == "postgresql":
+                    connection.exec_driver_sql("SET LOCAL synchronous_commit = off")
+                yield connection
+            return
+        with self.exclusive(), self.engine.connect() as connection:
+            driver = connection.connection.driver_connection
+            assert driver is not None
+            driver.execute("PRAGMA synchronous=NORMAL")  # outside a transaction
+            try:
+                connection.execution_options(sqlite_begin="IMMEDIATE")
+                with connection.begin():
+                    yield connection
+            finally:
+                driver.execute("PRAGMA synchronous=FULL")
+
+    @contextmanager
     def exclusive(self) -> Iterator[None]:
         """Hold SQLite's writer turn across several write transactions (re-entrant per
         thread), e.g. keeping an input and then deciding it; a no-op on PostgreSQL.
@@ -375,6 +399,43 @@ class EventStore:
         events = connection.execute(_EVENTS_AFTER, {"game_id": game_id, "after": after})
         return _inbound(row), [_event(event) for event in events]
 
+    def _lock_file(self, game_id: str, suffix: str = "") -> str:
+        assert self._game_locks is not None
+        if not self._locks_made:
+            os.makedirs(self._game_locks, exist_ok=True)
+            self._locks_made = True
+        name = hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest()
+        return os.path.join(self._game_locks, name + suffix)
+
+    @contextmanager
+    def queued(self, game_id: str) -> Iterator[None]:
+        """Mark this writer as queued on the game (its input kept, its answer awaited),
+        until the block ends: a shared ``flock`` of the game's queue file (SQLite on a
+        file; a no-op elsewhere: PostgreSQL grants its locks in the order asked)."""
+        if self._game_locks is None:
+            yield
+            return
+        with open(self._lock_file(game_id, ".queue"), "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_SH)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def has_queue(self, game_id: str) -> bool:
+        """Whether writers are queued on the game (see :meth:`queued`). ``flock`` is not
+        fair: a writer that found the lock free at once would otherwise take it again and
+        again, ahead of those woken to read their answers, which then wait for turns."""
+        if self._game_locks is None:
+            return False
+        with open(self._lock_file(game_id, ".queue"), "a+b") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            return False
+
     @contextmanager
     def _game_lock(self, game_id: str, wait: bool, shared: bool = False) -> Iterator[bool]:
         """SQLite on a file: ``flock`` of the game's own file beside the database, so the
@@ -385,11 +446,7 @@ class EventStore:
         if self._game_locks is None or game_id in held:
             yield True
             return
-        name = hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest()
-        if not self._locks_made:
-            os.makedirs(self._game_locks, exist_ok=True)
-            self._locks_made = True
-        with open(os.path.join(self._game_locks, name), "a+b") as handle:
+        with open(self._lock_file(game_id), "a+b") as handle:
             try:
                 mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
                 fcntl.flock(handle, mode | (0 if wait else fcntl.LOCK_NB))
@@ -489,13 +546,15 @@ class EventStore:
     def receive(self, channel: str, raw: str, game_id: str | None = None,
                 request_id: str | None = None,
                 command: dict[str, Any] | None = None,
-                check_first: bool = True) -> tuple[int, bool]:
+                check_first: bool = True, queued: bool = False) -> tuple[int, bool]:
         """Keep an input (committed) before it is decided: ``(row id, created)``.
 
         With a ``request_id`` already known for that game, nothing new is kept and the
         first row's id comes back with ``created=False``. ``check_first=False`` skips the
         look-up before the insert (one transaction less when the id is most likely new):
-        the unique (game, request id) then finds a known one.
+        the unique (game, request id) then finds a known one. ``queued``: its sender
+        waits for the decision, whose commit makes this row durable too (see
+        :meth:`_begin_queued`); otherwise the row is on disk when this returns.
         """
         if request_id is not None and check_first:
             row = self.find_request(game_id, request_id)
@@ -505,7 +564,7 @@ class EventStore:
                   "received_at": datetime.now(UTC), "status": "received",
                   "request_id": request_id, "command": command}
         try:
-            with self._begin(write=True) as connection:
+            with self._begin_queued() if queued else self._begin(write=True) as connection:
                 result = connection.execute(_INSERT_INBOUND, values)
                 return int(result.inserted_primary_key[0]), True
         except IntegrityError:
