@@ -112,6 +112,9 @@ class Outbox:
         # One listener per service, however many Outbox objects are made on it; it writes
         # through the newest one (whose clock stamps the rows).
         service._outbox = self
+        # The last transaction's readers: (transaction, game id, readers). Every decision
+        # of a batch is announced in one transaction: its seats are read once.
+        self._readers: tuple[Any, str, list[_Reader]] | None = None
         if not getattr(service, "_outbox_listening", False):
             service.add_commit_listener(
                 lambda *args: service._outbox._on_commit(*args))
@@ -192,7 +195,7 @@ class Outbox:
 
     def _announce(self, connection: Any, game_id: str, actor: str,
                   events: list[dict[str, Any]], outcome: Any) -> None:
-        seats = _seats_in(connection, game_id)
+        seats = self._seats(connection, game_id)
         first = events[0]["seq"] if events else 0
         told: dict[str, str] = {}  # one narration per language, not per reader
         rows: list[dict[str, Any]] = []
@@ -212,6 +215,18 @@ class Outbox:
                 headers=self.thread_headers(game_id)))
         if rows:  # one statement for all the readers
             connection.execute(self._insert_rows(rows))
+
+    def _seats(self, connection: Any, game_id: str) -> list[_Reader]:
+        """The game's readers, read once per transaction (a batch of decisions shares
+        it; a seat taken meanwhile elsewhere is seen by the next transaction)."""
+        transaction = connection.get_transaction()
+        cached = self._readers
+        if cached is not None and transaction is not None and cached[0] is transaction \
+                and cached[1] == game_id:
+            return cached[2]
+        seats = _seats_in(connection, game_id)
+        self._readers = (transaction, game_id, seats)
+        return seats
 
     # --- receipts -----------------------------------------------------------------------
     def add_part(self, letter: LetterContext, text: str) -> None:

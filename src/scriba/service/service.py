@@ -328,7 +328,8 @@ class Service(GameReads):
             raise InvalidInput(f"A request id is 1 to {MAX_REQUEST_ID} characters.",
                                field="request_id")
         # Writers already queued go first: one that found the lock free would otherwise
-        # take it turn after turn while they wait to read their answers.
+        # take it turn after turn while they wait to read their answers (on SQLite;
+        # PostgreSQL grants its locks in the order asked).
         at_once = None if self.store.has_queue(game_id) else \
             self._submit_at_once(game_id, stored, channel, raw, request_id)
         if isinstance(at_once, Outcome):

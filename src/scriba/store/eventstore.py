@@ -56,7 +56,10 @@ _INBOUND_COLUMNS = (inbound_t.c.id, inbound_t.c.game_id, inbound_t.c.channel,
 _GAME_ROW = select(games_t.c.id).where(games_t.c.id == bindparam("game_id"))
 _ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
 _TRY_ADVISORY_LOCK = text("SELECT pg_try_advisory_xact_lock(:key)")
-_SHARED_ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock_shared(:key)")
+# Waiting for the game's writer ahead, holding nothing after: a shared session lock taken
+# and given back at once (its commit is then visible to this transaction's next reads).
+_WAIT_ADVISORY_LOCK = text("SELECT pg_advisory_lock_shared(:key)")
+_UNLOCK_SHARED_ADVISORY = text("SELECT pg_advisory_unlock_shared(:key)")
 _EVENTS_AFTER = (select(*_EVENT_COLUMNS)
                  .where(events_t.c.game_id == bindparam("game_id"),
                         events_t.c.seq > bindparam("after"))
@@ -379,15 +382,20 @@ class EventStore:
         """An inbound row, read once no writer holds its game (waiting for the one ahead),
         and if it is decided the game's events after ``after`` (None: none), in one read.
 
-        A shared hold of the game's lock: all the writers queued behind a lock holder
-        learn at once, side by side, whether it decided their input, instead of taking
-        the exclusive lock one after the other just to find out.
+        A shared hold of the game's lock, given back as soon as it is granted: all the
+        writers queued behind a lock holder learn at once, side by side, whether it
+        decided their input, instead of taking the exclusive lock one after the other
+        just to find out; and the next holder need not wait for them to finish reading.
         """
         if self.dialect == "postgresql":
             with self._begin() as connection:
-                connection.execute(_SHARED_ADVISORY_LOCK, {"key": _lock_key(game_id)})
+                key = {"key": _lock_key(game_id)}
+                connection.execute(_WAIT_ADVISORY_LOCK, key)
+                connection.execute(_UNLOCK_SHARED_ADVISORY, key)
                 return self._settled(connection, game_id, inbound_id, after)
-        with self._game_lock(game_id, wait=True, shared=True), self._begin() as connection:
+        with self._game_lock(game_id, wait=True, shared=True):
+            pass  # the writer ahead has committed
+        with self._begin() as connection:
             return self._settled(connection, game_id, inbound_id, after)
 
     @staticmethod
@@ -423,9 +431,11 @@ class EventStore:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def has_queue(self, game_id: str) -> bool:
-        """Whether writers are queued on the game (see :meth:`queued`). ``flock`` is not
-        fair: a writer that found the lock free at once would otherwise take it again and
-        again, ahead of those woken to read their answers, which then wait for turns."""
+        """Whether writers are queued on the game (see :meth:`queued`); always False where
+        the lock is fair (PostgreSQL) or no other process writes (SQLite in memory).
+        ``flock`` is not fair: a writer that found the lock free at once would otherwise
+        take it again and again, ahead of those woken to read their answers, which then
+        wait for turns."""
         if self._game_locks is None:
             return False
         with open(self._lock_file(game_id, ".queue"), "a+b") as handle:
