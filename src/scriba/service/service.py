@@ -330,7 +330,7 @@ class Service(GameReads):
         # Writers already queued go first: one that found the lock free would otherwise
         # take it turn after turn while they wait to read their answers (on SQLite;
         # PostgreSQL grants its locks in the order asked).
-        at_once = None if self.store.has_queue(game_id) else \
+        at_once = None if self.store.has_queue(game_id) is True else \
             self._submit_at_once(game_id, stored, channel, raw, request_id)
         if isinstance(at_once, Outcome):
             return at_once
@@ -398,11 +398,15 @@ class Service(GameReads):
                                            command.get("at"))
                     own.keep = (channel, raw, request_id, command)
                     # The writers that queued while this one decided get their answers
-                    # from the same commit, instead of taking the lock turn after it.
-                    tx.refresh()
-                    later = self._decide_queued(
-                        tx, state, after=max((d.inbound or 0 for d in decisions), default=0),
-                        limit=_BATCH - len(decisions))
+                    # from the same commit, instead of taking the lock turn after it
+                    # (not looked for where the store can tell nobody queued).
+                    later: list[_Decision] = []
+                    if self.store.has_queue(game_id) is not False:
+                        tx.refresh()
+                        later = self._decide_queued(
+                            tx, state,
+                            after=max((d.inbound or 0 for d in decisions), default=0),
+                            limit=_BATCH - len(decisions))
                     self._record(tx, [*decisions, own, *later])
         except ServiceError:
             raise

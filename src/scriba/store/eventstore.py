@@ -430,12 +430,15 @@ class EventStore:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def has_queue(self, game_id: str) -> bool:
-        """Whether writers are queued on the game (see :meth:`queued`); always False where
-        the lock is fair (PostgreSQL) or no other process writes (SQLite in memory).
+    def has_queue(self, game_id: str) -> bool | None:
+        """Whether writers are queued on the game (see :meth:`queued`): None where this
+        store cannot tell without a round trip (PostgreSQL, whose locks are granted in
+        the order asked), False where no other process writes (SQLite in memory).
         ``flock`` is not fair: a writer that found the lock free at once would otherwise
         take it again and again, ahead of those woken to read their answers, which then
         wait for turns."""
+        if self.dialect != "sqlite":
+            return None
         if self._game_locks is None:
             return False
         with open(self._lock_file(game_id, ".queue"), "a+b") as handle:
