@@ -360,11 +360,18 @@ class Service(GameReads):
                     settled.repeated = not first
                     return settled
             try:
-                outcomes = self._decide_pending(game_id, inbound_id)
+                # Only if the game is free: a writer holding it now is likely to decide
+                # this input too (it looks for those kept while it decides); then wait
+                # for it side by side with the others instead of taking a turn after it
+                # just to read the answer.
+                outcomes = self._decide_pending(game_id, inbound_id, wait=False)
             except ServiceError:
                 raise
             except Exception:  # noqa: BLE001 - e.g. a listener: decide this one alone
                 return self._decide_inbound(game_id, inbound_id, stored, raw, request_id)
+            if outcomes is None:
+                created = True
+                continue
             if inbound_id in outcomes:
                 outcome = outcomes[inbound_id]
                 if outcome.repeated:  # decided by the writer ahead of us
@@ -562,20 +569,29 @@ class Service(GameReads):
                         raise
         raise AssertionError("unreachable")
 
-    def _decide_pending(self, game_id: str, own: int | None = None) -> dict[int, Outcome]:
+    def _decide_pending(self, game_id: str, own: int | None = None,
+                        wait: bool = True) -> dict[int, Outcome] | None:
         """Decide, in one transaction, every input of the game kept and not yet decided
         (oldest first, at most ``_BATCH``): whoever holds the lock decides for the writers
         queued behind it, which then find their answer (one lock turn and one commit
-        for many commands)."""
-        with self._lock(game_id), self._transaction(game_id) as (tx, state):
-            assert tx is not None and state is not None
-            if own is not None:
-                row = tx.inbound(own)
-                if row is not None and row["status"] != "received":
-                    # Decided by the writer ahead: answered from this turn's reads.
-                    return {own: self._recorded(tx, state, row)}
-            decisions = self._decide_queued(tx, state)
-            self._record(tx, decisions)
+        for many commands). With ``wait`` off, None if another writer holds the game."""
+        with self._lock(game_id, wait) as free:
+            if not free:
+                return None
+            with self._transaction(game_id, wait) as (tx, state):
+                if tx is None or state is None:
+                    return None
+                return self._decide_pending_in(tx, state, own)
+
+    def _decide_pending_in(self, tx: GameWrite, state: GameState,
+                           own: int | None) -> dict[int, Outcome]:
+        if own is not None:
+            row = tx.inbound(own)
+            if row is not None and row["status"] != "received":
+                # Decided by the writer ahead: answered from this turn's reads.
+                return {own: self._recorded(tx, state, row)}
+        decisions = self._decide_queued(tx, state)
+        self._record(tx, decisions)
         return {d.inbound: d.outcome for d in decisions if d.inbound is not None}
 
     @staticmethod
