@@ -10,15 +10,23 @@ The write path (why it is shaped so):
   a slow rule in one game never delays another. Inside it only the events after the
   cached state's seq are read; nobody else can write meanwhile, so there is nothing to
   retry and no command ever fails for contention.
-* **Exactly once.** When the game's lock is free at once, the input, its decision's
-  events, the row's status and outcome, and whatever the commit listeners write are
-  committed in one transaction. Otherwise the raw input and the structured command are
-  kept (committed) in an ``inbound`` row first; the writer then waits on a shared hold of
-  the lock, and the lock holder decides every input kept meanwhile (up to ``_BATCH``) in
-  its one commit, so most waiters only read their answer. A ``request_id`` already seen
-  returns the first outcome (waiting for the lock if the first attempt is still in
-  flight elsewhere) and records nothing new. Rows a crash left ``received`` are decided
-  by :meth:`Service.recover`, to be called once at start.
+* **Exactly once.** When the game's lock is free at once (and, on SQLite, no writer is
+  queued on it: ``flock`` is not fair), the input — inserted already decided —, its
+  decision's events and whatever the commit listeners write are committed in one
+  transaction, with the inputs others kept meanwhile (before and while it decided).
+  Otherwise the raw input and the structured command are kept (committed, not flushed
+  to disk on their own: the deciding commit flushes them before anyone is answered) in
+  an ``inbound`` row first; the writer then waits for the lock holder (a shared hold,
+  given back at once), which decides every input kept meanwhile (up to ``_BATCH``) in
+  its one commit, so most waiters only read their answer, side by side; one whose input
+  is still undecided decides the queue if the game is free, else waits again. A
+  ``request_id`` already seen returns the first outcome (waiting for the lock if the
+  first attempt is still in flight elsewhere) and records nothing new. Rows a crash left
+  ``received`` are decided by :meth:`Service.recover`, to be called once at start.
+* **Few statements.** A command is checked against the cached state when that already
+  seats its actor (players are never removed), so nothing is read before the lock; a
+  game already read is not looked up again; the outbox reads a game's seats once per
+  transaction.
 * A refused command is recorded too (``command_refused``, with the raw input) so nothing a
   player sent is lost; it changes no state.
 * Snapshots are written off the command path, by a background thread with its own
@@ -348,6 +356,8 @@ class Service(GameReads):
             inbound_id, created = self.store.receive(channel, raw, game_id, request_id,
                                                      stored, check_first=False, queued=True)
         first = created  # False: this request id was seen before
+        tries = 0  # after a few looks the writer waits its turn (waiters' brief shared
+        # holds could otherwise keep failing each other's attempts)
         while True:
             if not created:
                 row = self.store.inbound_row(inbound_id)
@@ -364,7 +374,8 @@ class Service(GameReads):
                 # this input too (it looks for those kept while it decides); then wait
                 # for it side by side with the others instead of taking a turn after it
                 # just to read the answer.
-                outcomes = self._decide_pending(game_id, inbound_id, wait=False)
+                outcomes = self._decide_pending(game_id, inbound_id, wait=tries >= 3)
+                tries += 1
             except ServiceError:
                 raise
             except Exception:  # noqa: BLE001 - e.g. a listener: decide this one alone
