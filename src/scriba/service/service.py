@@ -10,15 +10,23 @@ The write path (why it is shaped so):
   a slow rule in one game never delays another. Inside it only the events after the
   cached state's seq are read; nobody else can write meanwhile, so there is nothing to
   retry and no command ever fails for contention.
-* **Exactly once.** When the game's lock is free at once, the input, its decision's
-  events, the row's status and outcome, and whatever the commit listeners write are
-  committed in one transaction. Otherwise the raw input and the structured command are
-  kept (committed) in an ``inbound`` row first; the writer then waits on a shared hold of
-  the lock, and the lock holder decides every input kept meanwhile (up to ``_BATCH``) in
-  its one commit, so most waiters only read their answer. A ``request_id`` already seen
-  returns the first outcome (waiting for the lock if the first attempt is still in
-  flight elsewhere) and records nothing new. Rows a crash left ``received`` are decided
-  by :meth:`Service.recover`, to be called once at start.
+* **Exactly once.** When the game's lock is free at once (and, on SQLite, no writer is
+  queued on it: ``flock`` is not fair), the input — inserted already decided —, its
+  decision's events and whatever the commit listeners write are committed in one
+  transaction, with the inputs others kept meanwhile (before and while it decided).
+  Otherwise the raw input and the structured command are kept (committed, not flushed
+  to disk on their own: the deciding commit flushes them before anyone is answered) in
+  an ``inbound`` row first; the writer then waits for the lock holder (a shared hold,
+  given back at once), which decides every input kept meanwhile (up to ``_BATCH``) in
+  its one commit, so most waiters only read their answer, side by side; one whose input
+  is still undecided decides the queue if the game is free, else waits again. A
+  ``request_id`` already seen returns the first outcome (waiting for the lock if the
+  first attempt is still in flight elsewhere) and records nothing new. Rows a crash left
+  ``received`` are decided by :meth:`Service.recover`, to be called once at start.
+* **Few statements.** A command is checked against the cached state when that already
+  seats its actor (players are never removed), so nothing is read before the lock; a
+  game already read is not looked up again; the outbox reads a game's seats once per
+  transaction.
 * A refused command is recorded too (``command_refused``, with the raw input) so nothing a
   player sent is lost; it changes no state.
 * Snapshots are written off the command path, by a background thread with its own
@@ -105,6 +113,9 @@ class _Decision:
     outcome: Outcome
     inbound: int | None
     listeners: bool = True
+    # An input kept in the decision's own transaction: (channel, raw, request_id,
+    # command), inserted already decided (one statement, no update after).
+    keep: tuple[str, str, str | None, dict[str, Any]] | None = None
 
 
 class _Decided(Exception):
@@ -266,10 +277,22 @@ class Service(GameReads):
         ``request_id`` (the client's key, unique per game): the same id again returns the
         first outcome with ``repeated=True`` and records nothing new.
         """
-        actor, action, args = validation.command_for(self.load(game_id), actor, action, args)
+        actor, action, args = validation.command_for(self._validating(game_id, actor), actor,
+                                                     action, args)
         raw = validation.raw(raw) if raw is not None else None
         command = {"op": "perform", "actor": actor, "action": action, "args": args, "at": at}
         return self._submit(game_id, command, channel, raw, request_id)
+
+    def _validating(self, game_id: str, actor: Any) -> GameState:
+        """The state a command's input is checked against before it is kept: the cached one
+        when it already seats ``actor`` (the language never changes and players are never
+        removed, so a fresher read would check the same), else the state read anew. The
+        decision itself is taken on the state caught up under the lock."""
+        state = self._states.get(game_id)
+        if state is not None and (actor is None or (isinstance(actor, str)
+                                                    and actor in state.players)):
+            return state
+        return self.load(game_id)
 
     def add_player(self, game_id: str, name: str, at: str | None = None,
                    request_id: str | None = None, channel: str = "api",
@@ -312,15 +335,29 @@ class Service(GameReads):
                                            and 0 < len(request_id) <= MAX_REQUEST_ID):
             raise InvalidInput(f"A request id is 1 to {MAX_REQUEST_ID} characters.",
                                field="request_id")
-        at_once = self._submit_at_once(game_id, stored, channel, raw, request_id)
+        # Writers already queued go first: one that found the lock free would otherwise
+        # take it turn after turn while they wait to read their answers (on SQLite;
+        # PostgreSQL grants its locks in the order asked).
+        at_once = None if self.store.has_queue(game_id) is True else \
+            self._submit_at_once(game_id, stored, channel, raw, request_id)
         if isinstance(at_once, Outcome):
             return at_once
-        if at_once is not None:  # the request id is known: its row's id
-            inbound_id, created = at_once, False
+        with self.store.queued(game_id):
+            return self._submit_queued(game_id, stored, channel, raw, request_id, at_once)
+
+    def _submit_queued(self, game_id: str, stored: dict[str, Any], channel: str, raw: str,
+                       request_id: str | None, known: int | None) -> Outcome:
+        """Keep the input, then wait for the writer ahead, which decides it with the
+        others queued; or decide them all if none did. ``known``: the row of a request id
+        seen before."""
+        if known is not None:  # the request id is known: its row's id
+            inbound_id, created = known, False
         else:  # the game is busy: keep the input first (the insert checks the request id)
             inbound_id, created = self.store.receive(channel, raw, game_id, request_id,
-                                                     stored, check_first=False)
+                                                     stored, check_first=False, queued=True)
         first = created  # False: this request id was seen before
+        tries = 0  # after a few looks the writer waits its turn (waiters' brief shared
+        # holds could otherwise keep failing each other's attempts)
         while True:
             if not created:
                 row = self.store.inbound_row(inbound_id)
@@ -333,11 +370,19 @@ class Service(GameReads):
                     settled.repeated = not first
                     return settled
             try:
-                outcomes = self._decide_pending(game_id, inbound_id)
+                # Only if the game is free: a writer holding it now is likely to decide
+                # this input too (it looks for those kept while it decides); then wait
+                # for it side by side with the others instead of taking a turn after it
+                # just to read the answer.
+                outcomes = self._decide_pending(game_id, inbound_id, wait=tries >= 3)
+                tries += 1
             except ServiceError:
                 raise
             except Exception:  # noqa: BLE001 - e.g. a listener: decide this one alone
                 return self._decide_inbound(game_id, inbound_id, stored, raw, request_id)
+            if outcomes is None:
+                created = True
+                continue
             if inbound_id in outcomes:
                 outcome = outcomes[inbound_id]
                 if outcome.repeated:  # decided by the writer ahead of us
@@ -369,9 +414,18 @@ class Service(GameReads):
                     decisions = self._decide_queued(tx, state)
                     own = self._decide_one(state, self._decider(command, raw),
                                            command.get("at"))
-                    self._record(tx, decisions)
-                    own.inbound = tx.keep_decided(channel, raw, request_id, command)
-                    self._record(tx, [own])
+                    own.keep = (channel, raw, request_id, command)
+                    # The writers that queued while this one decided get their answers
+                    # from the same commit, instead of taking the lock turn after it
+                    # (not looked for where the store can tell nobody queued).
+                    later: list[_Decision] = []
+                    if self.store.has_queue(game_id) is not False:
+                        tx.refresh()
+                        later = self._decide_queued(
+                            tx, state,
+                            after=max((d.inbound or 0 for d in decisions), default=0),
+                            limit=_BATCH - len(decisions))
+                    self._record(tx, [*decisions, own, *later])
         except ServiceError:
             raise
         except Exception:  # noqa: BLE001 - nothing committed: the careful path decides it
@@ -526,20 +580,29 @@ class Service(GameReads):
                         raise
         raise AssertionError("unreachable")
 
-    def _decide_pending(self, game_id: str, own: int | None = None) -> dict[int, Outcome]:
+    def _decide_pending(self, game_id: str, own: int | None = None,
+                        wait: bool = True) -> dict[int, Outcome] | None:
         """Decide, in one transaction, every input of the game kept and not yet decided
         (oldest first, at most ``_BATCH``): whoever holds the lock decides for the writers
         queued behind it, which then find their answer (one lock turn and one commit
-        for many commands)."""
-        with self._lock(game_id), self._transaction(game_id) as (tx, state):
-            assert tx is not None and state is not None
-            if own is not None:
-                row = tx.inbound(own)
-                if row is not None and row["status"] != "received":
-                    # Decided by the writer ahead: answered from this turn's reads.
-                    return {own: self._recorded(tx, state, row)}
-            decisions = self._decide_queued(tx, state)
-            self._record(tx, decisions)
+        for many commands). With ``wait`` off, None if another writer holds the game."""
+        with self._lock(game_id, wait) as free:
+            if not free:
+                return None
+            with self._transaction(game_id, wait) as (tx, state):
+                if tx is None or state is None:
+                    return None
+                return self._decide_pending_in(tx, state, own)
+
+    def _decide_pending_in(self, tx: GameWrite, state: GameState,
+                           own: int | None) -> dict[int, Outcome]:
+        if own is not None:
+            row = tx.inbound(own)
+            if row is not None and row["status"] != "received":
+                # Decided by the writer ahead: answered from this turn's reads.
+                return {own: self._recorded(tx, state, row)}
+        decisions = self._decide_queued(tx, state)
+        self._record(tx, decisions)
         return {d.inbound: d.outcome for d in decisions if d.inbound is not None}
 
     @staticmethod
@@ -565,17 +628,19 @@ class Service(GameReads):
             return _recorded_outcome(row, state, fresh,
                                      lambda seqs: self.store.events_by_seq(game_id, seqs))
 
-    def _decide_queued(self, tx: GameWrite, state: GameState) -> list[_Decision]:
-        """Decide the game's inputs kept and not yet decided (oldest first, at most
-        ``_BATCH``), folding each into ``state``; :meth:`_record` writes them.
+    def _decide_queued(self, tx: GameWrite, state: GameState, after: int = 0,
+                       limit: int = _BATCH) -> list[_Decision]:
+        """Decide the game's inputs kept and not yet decided (oldest first, row id above
+        ``after``, at most ``limit``), folding each into ``state``; :meth:`_record`
+        writes them.
 
         Inputs kept while this writer decides are taken too (another look after each
         round): the writers queued behind it all get their answer from one commit.
         """
         decisions: list[_Decision] = []
-        last = 0
-        while len(decisions) < _BATCH:
-            rows = tx.pending(_BATCH - len(decisions), after=last)
+        last = after
+        while len(decisions) < limit:
+            rows = tx.pending(limit - len(decisions), after=last)
             if not rows:
                 break
             for row in rows:
@@ -601,7 +666,7 @@ class Service(GameReads):
         With ``wait`` off, a game another process holds yields ``(None, None)``.
         """
         try:
-            with self.store.write(game_id, wait=wait) as tx:
+            with self.store.write(game_id, wait=wait, known=game_id in self._states) as tx:
                 if tx is None:
                     yield None, None
                     return
@@ -637,11 +702,14 @@ class Service(GameReads):
         for decision in decisions:
             outcome = decision.outcome
             tx.append(decision.events)
-            if decision.inbound is not None:
-                tx.decide(decision.inbound, "accepted" if outcome.accepted else "refused",
-                          outcome.message,
-                          {"accepted": outcome.accepted, "message": outcome.message,
-                           "seqs": [e["seq"] for e in outcome.events]})
+            status = "accepted" if outcome.accepted else "refused"
+            verdict = {"accepted": outcome.accepted, "message": outcome.message,
+                       "seqs": [e["seq"] for e in outcome.events]}
+            if decision.keep is not None:
+                decision.inbound = tx.keep_decided(*decision.keep, status=status,
+                                                   message=outcome.message, outcome=verdict)
+            elif decision.inbound is not None:
+                tx.decide(decision.inbound, status, outcome.message, verdict)
             for listener in self._listeners if decision.listeners else ():
                 listener(tx.connection, tx.game_id, decision.events, outcome)
 

@@ -56,7 +56,10 @@ _INBOUND_COLUMNS = (inbound_t.c.id, inbound_t.c.game_id, inbound_t.c.channel,
 _GAME_ROW = select(games_t.c.id).where(games_t.c.id == bindparam("game_id"))
 _ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
 _TRY_ADVISORY_LOCK = text("SELECT pg_try_advisory_xact_lock(:key)")
-_SHARED_ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock_shared(:key)")
+# Waiting for the game's writer ahead, holding nothing after: a shared session lock taken
+# and given back at once (its commit is then visible to this transaction's next reads).
+_WAIT_ADVISORY_LOCK = text("SELECT pg_advisory_lock_shared(:key)")
+_UNLOCK_SHARED_ADVISORY = text("SELECT pg_advisory_unlock_shared(:key)")
 _EVENTS_AFTER = (select(*_EVENT_COLUMNS)
                  .where(events_t.c.game_id == bindparam("game_id"),
                         events_t.c.seq > bindparam("after"))
@@ -152,15 +155,18 @@ class GameWrite:
         return _inbound(row) if row else None
 
     def keep_decided(self, channel: str, raw: str, request_id: str | None,
-                     command: dict[str, Any]) -> int:
-        """Keep an input in this transaction (to be decided in it): the row's id.
+                     command: dict[str, Any], *, status: str, message: str,
+                     outcome: dict[str, Any]) -> int:
+        """Keep an input already decided, in the transaction that writes its decision
+        (one INSERT, no UPDATE after): the row's id.
 
         An IntegrityError means its request id was kept meanwhile by another writer.
         """
         self.writing()
+        now = datetime.now(UTC)
         result = self.connection.execute(_INSERT_INBOUND, {
-            "game_id": self.game_id, "channel": channel, "raw": raw,
-            "received_at": datetime.now(UTC), "status": "received",
+            "game_id": self.game_id, "channel": channel, "raw": raw, "received_at": now,
+            "status": status, "result": message, "outcome": outcome, "decided_at": now,
             "request_id": request_id, "command": command})
         return int(result.inserted_primary_key[0])
 
@@ -258,6 +264,30 @@ class EventStore:
                 yield connection
 
     @contextmanager
+    def _begin_queued(self) -> Iterator[Connection]:
+        """A write transaction whose commit is not flushed to disk on its own (SQLite
+        ``synchronous=NORMAL``, PostgreSQL ``synchronous_commit=off``), for an input kept
+        while its writer waits for its answer: the commit that decides it flushes the
+        log, this row included, before anyone is told. A power cut before that loses only
+        an input nobody was answered for, as it would lose one still in flight."""
+        if self.dialect != "sqlite":
+            with self._begin() as connection:
+                if self.dialect == "postgresql":
+                    connection.exec_driver_sql("SET LOCAL synchronous_commit = off")
+                yield connection
+            return
+        with self.exclusive(), self.engine.connect() as connection:
+            driver = connection.connection.driver_connection
+            assert driver is not None
+            driver.execute("PRAGMA synchronous=NORMAL")  # outside a transaction
+            try:
+                connection.execution_options(sqlite_begin="IMMEDIATE")
+                with connection.begin():
+                    yield connection
+            finally:
+                driver.execute("PRAGMA synchronous=FULL")
+
+    @contextmanager
     def exclusive(self) -> Iterator[None]:
         """Hold SQLite's writer turn across several write transactions (re-entrant per
         thread), e.g. keeping an input and then deciding it; a no-op on PostgreSQL.
@@ -285,12 +315,14 @@ class EventStore:
 
     # --- the command path -------------------------------------------------------------
     @contextmanager
-    def write(self, game_id: str, wait: bool = True) -> Iterator[GameWrite | None]:
+    def write(self, game_id: str, wait: bool = True,
+              known: bool = False) -> Iterator[GameWrite | None]:
         """Hold ``game_id``'s lock from the first read to the commit (when the block ends).
 
         Waits (never fails) while another process or thread holds it; with ``wait=False``
         yields None instead of waiting. Reads come first; :meth:`GameWrite.writing` (or
-        the first write) starts the writing part.
+        the first write) starts the writing part. ``known``: the caller has read this game
+        before, so its row is not looked up again (games are never deleted).
         """
         if self.dialect != "sqlite":
             with self._begin() as connection:
@@ -303,7 +335,8 @@ class EventStore:
                     elif not connection.execute(_TRY_ADVISORY_LOCK, key).scalar():
                         yield None
                         return
-                if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
+                if not known and connection.execute(
+                        _GAME_ROW, {"game_id": game_id}).first() is None:
                     raise unknown_game(game_id)
                 yield GameWrite(connection, game_id)
             return
@@ -311,11 +344,11 @@ class EventStore:
             if not held:
                 yield None
                 return
-            with self._sqlite_write(game_id) as tx:
+            with self._sqlite_write(game_id, known) as tx:
                 yield tx
 
     @contextmanager
-    def _sqlite_write(self, game_id: str) -> Iterator[GameWrite]:
+    def _sqlite_write(self, game_id: str, known: bool) -> Iterator[GameWrite]:
         """A read transaction (WAL: beside the writer), turned by ``writing()`` into a write
         transaction under SQLite's lock. The game's own lock is held by the caller, so what
         was read stays true: no one else appends to this game meanwhile."""
@@ -335,7 +368,8 @@ class EventStore:
                 transaction.commit()
                 transaction = connection.begin()
             try:
-                if connection.execute(_GAME_ROW, {"game_id": game_id}).first() is None:
+                if not known and connection.execute(
+                        _GAME_ROW, {"game_id": game_id}).first() is None:
                     raise unknown_game(game_id)
                 yield GameWrite(connection, game_id, begin_write, refresh)
             except BaseException:
@@ -348,15 +382,20 @@ class EventStore:
         """An inbound row, read once no writer holds its game (waiting for the one ahead),
         and if it is decided the game's events after ``after`` (None: none), in one read.
 
-        A shared hold of the game's lock: all the writers queued behind a lock holder
-        learn at once, side by side, whether it decided their input, instead of taking
-        the exclusive lock one after the other just to find out.
+        A shared hold of the game's lock, given back as soon as it is granted: all the
+        writers queued behind a lock holder learn at once, side by side, whether it
+        decided their input, instead of taking the exclusive lock one after the other
+        just to find out; and the next holder need not wait for them to finish reading.
         """
         if self.dialect == "postgresql":
             with self._begin() as connection:
-                connection.execute(_SHARED_ADVISORY_LOCK, {"key": _lock_key(game_id)})
+                key = {"key": _lock_key(game_id)}
+                connection.execute(_WAIT_ADVISORY_LOCK, key)
+                connection.execute(_UNLOCK_SHARED_ADVISORY, key)
                 return self._settled(connection, game_id, inbound_id, after)
-        with self._game_lock(game_id, wait=True, shared=True), self._begin() as connection:
+        with self._game_lock(game_id, wait=True, shared=True):
+            pass  # the writer ahead has committed
+        with self._begin() as connection:
             return self._settled(connection, game_id, inbound_id, after)
 
     @staticmethod
@@ -368,6 +407,48 @@ class EventStore:
         events = connection.execute(_EVENTS_AFTER, {"game_id": game_id, "after": after})
         return _inbound(row), [_event(event) for event in events]
 
+    def _lock_file(self, game_id: str, suffix: str = "") -> str:
+        assert self._game_locks is not None
+        if not self._locks_made:
+            os.makedirs(self._game_locks, exist_ok=True)
+            self._locks_made = True
+        name = hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest()
+        return os.path.join(self._game_locks, name + suffix)
+
+    @contextmanager
+    def queued(self, game_id: str) -> Iterator[None]:
+        """Mark this writer as queued on the game (its input kept, its answer awaited),
+        until the block ends: a shared ``flock`` of the game's queue file (SQLite on a
+        file; a no-op elsewhere: PostgreSQL grants its locks in the order asked)."""
+        if self._game_locks is None:
+            yield
+            return
+        with open(self._lock_file(game_id, ".queue"), "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_SH)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def has_queue(self, game_id: str) -> bool | None:
+        """Whether writers are queued on the game (see :meth:`queued`): None where this
+        store cannot tell without a round trip (PostgreSQL, whose locks are granted in
+        the order asked), False where no other process writes (SQLite in memory).
+        ``flock`` is not fair: a writer that found the lock free at once would otherwise
+        take it again and again, ahead of those woken to read their answers, which then
+        wait for turns."""
+        if self.dialect != "sqlite":
+            return None
+        if self._game_locks is None:
+            return False
+        with open(self._lock_file(game_id, ".queue"), "a+b") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            return False
+
     @contextmanager
     def _game_lock(self, game_id: str, wait: bool, shared: bool = False) -> Iterator[bool]:
         """SQLite on a file: ``flock`` of the game's own file beside the database, so the
@@ -378,11 +459,7 @@ class EventStore:
         if self._game_locks is None or game_id in held:
             yield True
             return
-        name = hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest()
-        if not self._locks_made:
-            os.makedirs(self._game_locks, exist_ok=True)
-            self._locks_made = True
-        with open(os.path.join(self._game_locks, name), "a+b") as handle:
+        with open(self._lock_file(game_id), "a+b") as handle:
             try:
                 mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
                 fcntl.flock(handle, mode | (0 if wait else fcntl.LOCK_NB))
@@ -482,13 +559,15 @@ class EventStore:
     def receive(self, channel: str, raw: str, game_id: str | None = None,
                 request_id: str | None = None,
                 command: dict[str, Any] | None = None,
-                check_first: bool = True) -> tuple[int, bool]:
+                check_first: bool = True, queued: bool = False) -> tuple[int, bool]:
         """Keep an input (committed) before it is decided: ``(row id, created)``.
 
         With a ``request_id`` already known for that game, nothing new is kept and the
         first row's id comes back with ``created=False``. ``check_first=False`` skips the
         look-up before the insert (one transaction less when the id is most likely new):
-        the unique (game, request id) then finds a known one.
+        the unique (game, request id) then finds a known one. ``queued``: its sender
+        waits for the decision, whose commit makes this row durable too (see
+        :meth:`_begin_queued`); otherwise the row is on disk when this returns.
         """
         if request_id is not None and check_first:
             row = self.find_request(game_id, request_id)
@@ -498,7 +577,7 @@ class EventStore:
                   "received_at": datetime.now(UTC), "status": "received",
                   "request_id": request_id, "command": command}
         try:
-            with self._begin(write=True) as connection:
+            with self._begin_queued() if queued else self._begin(write=True) as connection:
                 result = connection.execute(_INSERT_INBOUND, values)
                 return int(result.inserted_primary_key[0]), True
         except IntegrityError:
