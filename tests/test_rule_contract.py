@@ -97,6 +97,45 @@ def test_a_declared_notice_kind_goes_through(service: Service) -> None:
     assert not [e for e in produced if e["type"] == "rule_code_aborted"]
 
 
+# --- reacts_to -------------------------------------------------------------------------
+
+
+def test_a_rule_is_asked_only_about_the_events_it_reacts_to(service: Service) -> None:
+    game = clockwork(service)
+    enact(service, game, "def notices():\n    return ['seen']\n\n"
+          "def reacts_to():\n    return {'vote_cast': {'player': ['Cid']}}\n\n"
+          "def on_vote_cast(game, event):\n    return [std.notice('seen', event['player'])]\n"
+          "\ndef on_proposal_submitted(game, event):\n"
+          "    return [std.notice('seen', 'proposal')]\n")
+    submitted = service.perform(game, "Ann", "propose", {"label": "next", "changes": [
+        {"enact": {"title": "Other", "text": "Another law."}}]}).events
+    by_ben = service.perform(game, "Ben", "vote", {"proposal": "next", "choice": "aye"}).events
+    by_cid = service.perform(game, "Cid", "vote", {"proposal": "next", "choice": "aye"}).events
+
+    def seen(events: list[dict]) -> list[str]:
+        return [e["payload"]["text"] for e in events if e["type"] == "notice"]
+    assert seen(submitted) == ["proposal"]  # a type it does not filter: always asked
+    assert seen(by_ben) == []
+    assert seen(by_cid) == ["Cid"]
+
+
+@pytest.mark.parametrize(("declared", "message"), [
+    ("{'vote_casted': {'player': ['Cid']}}", "did you mean vote_cast?"),
+    ("{'vote_cast': {'player': 'Cid'}}", "must be a non-empty list"),
+    ("{'vote_cast': {}}", "must map fields to lists of values"),
+    ("['vote_cast']", "must return a dict"),
+])
+def test_a_malformed_reacts_to_is_refused_when_proposed(service: Service, declared: str,
+                                                        message: str) -> None:
+    game = clockwork(service)
+    code = f"def reacts_to():\n    return {declared}\n\ndef on_vote_cast(game, event):\n" \
+        "    return []\n"
+    outcome = service.perform(game, "Ann", "propose", {"changes": [
+        {"enact": {"title": "Picky", "text": "x", "code": code}}]})
+    assert not outcome.accepted
+    assert message in outcome.message
+
+
 # --- std --------------------------------------------------------------------------------
 
 

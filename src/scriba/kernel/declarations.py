@@ -1,4 +1,5 @@
-"""What rules declare (actions, variables, offices): checked when the code is proposed.
+"""What rules declare (actions, variables, offices, the events they react to): checked
+when the code is proposed.
 
 A malformed declaration — an action without a name, a parameter of an unknown type, a
 ``who`` that is not a list of ``player`` / ``anyone`` / ``office:NAME`` — is a fault in
@@ -8,9 +9,10 @@ error is. Refused then, it can never break the vote that would adopt it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from scriba.kernel.registry import reacts_to_error
 from scriba.kernel.values import BadValue, check_value
 
 ACTION_KINDS = ("plain", "propose", "vote", "join", "leave")
@@ -24,6 +26,8 @@ class Declarations:
     actions: dict[str, dict[str, Any]]
     variables: dict[tuple[str, str], dict[str, Any]]
     offices: dict[str, dict[str, Any]]
+    # rule id -> its reacts_to() filters: event type -> field -> values that interest it
+    reacts: dict[str, dict[str, dict[str, list[Any]]]] = field(default_factory=dict)
 
     def initials(self) -> dict[tuple[str, str], Any]:
         return {key: decl.get("initial", 0) for key, decl in self.variables.items()}
@@ -37,7 +41,7 @@ def declaration_error(declared: dict[str, Any]) -> str | None:
                 _check_list(hook, declared[hook])
     except BadValue as bad:
         return str(bad)
-    return None
+    return reacts_to_error(declared.get("reacts_to"))
 
 
 def _check_list(hook: str, items: Any) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from scriba.kernel import registry
 from scriba.kernel.declarations import Declarations, declaration_error
 from scriba.kernel.events import Event, make_event
 from scriba.kernel.host import CodeInfo, RuleHost, RuleRef
@@ -110,6 +111,7 @@ class RulesInForce:
         actions: dict[str, dict[str, Any]] = {}
         variables: dict[tuple[str, str], dict[str, Any]] = {}
         offices: dict[str, dict[str, Any]] = {}
+        reacts: dict[str, dict[str, dict[str, list[Any]]]] = {}
         for rule_id, code in self.coded_rules(state):
             info = self._code_info(cache, code)
             if info.error:  # enacted by a rule's own change_rules: it declares nothing
@@ -123,7 +125,18 @@ class RulesInForce:
             for office in declared.get("offices") or []:
                 office = office if isinstance(office, dict) else {"name": office}
                 offices.setdefault(office["name"], {**office, "rule": rule_id})
-        return Declarations(actions, variables, offices)
+            if declared.get("reacts_to"):
+                reacts[rule_id] = declared["reacts_to"]
+        return Declarations(actions, variables, offices, reacts)
+
+    def reacting(self, state: GameState, event: Event) -> list[str]:
+        """Ids of the rules in force asked about ``event``: those with its ``on_`` hook,
+        less those whose ``reacts_to()`` leaves it out, in precedence order."""
+        targets = self.hooked(state, f"on_{event['type']}")
+        reacts = self.declarations(state).reacts if targets else {}
+        if not reacts:
+            return targets
+        return [rid for rid in targets if registry.reacts(reacts.get(rid), event)]
 
 
 def aborted(rule_id: str, hook: str, reason: str | None, time: str) -> Event:

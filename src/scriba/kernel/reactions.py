@@ -61,6 +61,11 @@ class Run:
         self.push(failed)
         return order
 
+    def _call(self, targets: list[str], hook: str, view: GameView,
+              args: list[Any]) -> list[HookResult]:
+        return self.engine.host.call(self.rules.coded_rules(self.state), targets, hook,
+                                     view, args)
+
     def call_all(self, hook: str, view: dict[str, Any], args: list[Any]) -> list[HookResult]:
         self.precedence()
         targets = self.rules.hooked(self.state, hook)
@@ -115,10 +120,10 @@ class Run:
             p["value"] = holder[p["name"]]
         return event
 
-    def _limited(self, hook: str, time: str, reason: str) -> list[Event]:
+    def _limited(self, hook: str, targets: list[str], time: str, reason: str) -> list[Event]:
         """Every rule that would react is stopped by a limit: recorded once per rule."""
         events = []
-        for rule_id in self.rules.hooked(self.state, hook):
+        for rule_id in targets:
             if (rule_id, hook) not in self._stopped:
                 self._stopped.add((rule_id, hook))
                 events.append(aborted(rule_id, hook, reason, time))
@@ -129,20 +134,22 @@ class Run:
         if event["type"] in NOT_DISPATCHED:
             return []
         hook = f"on_{event['type']}"
-        if not self.rules.hooked(self.state, hook):
+        targets = self.rules.reacting(self.state, event)
+        if not targets:
             return []
         time = event["time"]
         if depth >= MAX_REACTION_DEPTH:
-            return self._limited(hook, time, f"stopped: hooks triggered hooks more than "
-                                 f"{MAX_REACTION_DEPTH} times in a chain in one command")
+            return self._limited(hook, targets, time, f"stopped: hooks triggered hooks "
+                                 f"more than {MAX_REACTION_DEPTH} times in a chain in one "
+                                 "command")
         if self._pending() >= MAX_EVENTS_PER_COMMAND:
-            return self._limited(hook, time, f"stopped: the command reached "
+            return self._limited(hook, targets, time, f"stopped: the command reached "
                                  f"{MAX_EVENTS_PER_COMMAND} events, the most one command "
                                  "may make")
         if asked is None:
             view = build_view(self.state, self.precedence(), now=time)
-            asked = (self._ask_ahead(event, hook, view) if look_ahead else None) or \
-                self.call_all(hook, view, [event_for_rules(event)])
+            asked = (self._ask_ahead(event, hook, targets, view) if look_ahead else None) \
+                or self._call(targets, hook, view, [event_for_rules(event)])
         initials = self.rules.declarations(self.state).initials()
         produced: list[Event] = []
         for result in asked:
@@ -158,7 +165,8 @@ class Run:
             produced += converted
         return produced
 
-    def _ask_ahead(self, event: Event, hook: str, view: GameView) -> list[HookResult] | None:
+    def _ask_ahead(self, event: Event, hook: str, targets: list[str],
+                   view: GameView) -> list[HookResult] | None:
         """Ask the rules about ``event`` and, in the same request, about the events queued
         behind it, each with the view it will be reacted to with: they are applied next,
         in this order, whatever the rules answer (reactions join the end of the queue).
@@ -169,7 +177,7 @@ class Run:
             return None
         host = self.engine.host
         order = self.precedence()
-        calls = [(event, self.rules.hooked(self.state, hook), hook, host.seal(view))]
+        calls = [(event, targets, hook, host.seal(view))]
         mark = journal.mark()
         try:
             for queued in itertools.islice(self.queue, LOOK_AHEAD):
@@ -177,11 +185,10 @@ class Run:
                         self._depth.get(id(queued), 0) >= MAX_REACTION_DEPTH:
                     break  # a rule change may fail, and become another event
                 self._apply(queued)
-                queued_hook = f"on_{queued['type']}"
-                targets = [] if queued["type"] in NOT_DISPATCHED else \
-                    self.rules.hooked(self.state, queued_hook)
-                if targets:
-                    calls.append((queued, targets, queued_hook, host.seal(
+                queued_targets = [] if queued["type"] in NOT_DISPATCHED else \
+                    self.rules.reacting(self.state, queued)
+                if queued_targets:
+                    calls.append((queued, queued_targets, f"on_{queued['type']}", host.seal(
                         build_view(self.state, order, now=queued["time"]))))
                 if _may_insert(queued):
                     break  # what the kernel derives from it comes next: not known yet
@@ -190,7 +197,7 @@ class Run:
         if len(calls) == 1:
             return None
         answers = host.call_many(self.rules.coded_rules(self.state), [
-            (targets, name, sealed, [event_for_rules(e)]) for e, targets, name, sealed in calls])
+            (rules, name, sealed, [event_for_rules(e)]) for e, rules, name, sealed in calls])
         if answers is None:  # the request failed as a whole: each is asked on its own
             return None
         for (queued, *_), results in zip(calls[1:], answers[1:], strict=True):

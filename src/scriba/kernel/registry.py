@@ -70,7 +70,7 @@ DISPATCHED = tuple(t.name for t in _TYPES if t.dispatched)
 
 # --- the names a rule's code may define at top level ---------------------------------
 
-DECLARATIONS = ("actions", "variables", "offices", "notices")
+DECLARATIONS = ("actions", "variables", "offices", "notices", "reacts_to")
 FIXED_HOOKS = ("check",)
 PREFIXES = ("on_", "transform_", "query_")  # on_<event type>, transform_<name>, query_<name>
 
@@ -100,7 +100,7 @@ def hook_name_error(name: str) -> str | None:
     guess = _nearest(name, candidates)
     hint = f"did you mean {guess}? " if guess else ""
     return (f"{name}: not a hook the kernel calls ({hint}a helper's name starts with _; "
-            "hooks are actions, variables, offices, notices, check, on_<event>, "
+            "hooks are actions, variables, offices, notices, reacts_to, check, on_<event>, "
             "transform_<name>, query_<name>)")
 
 
@@ -112,6 +112,41 @@ def _nearest(name: str, candidates: list[str]) -> str | None:
             if difflib.SequenceMatcher(None, head + "_", prefix).ratio() >= 0.75 and rest:
                 return prefix + rest
     return found[0] if found else None
+
+
+def reacts_to_error(filters: object) -> str | None:
+    """Why a ``reacts_to()`` declaration is malformed, or None: a dict of event type to a
+    dict of field to the list of values that field must have for the rule to be asked."""
+    if filters is None:
+        return None
+    if not isinstance(filters, dict):
+        return "reacts_to() must return a dict of event type to fields, not " + \
+            type(filters).__name__
+    for event_type, fields in filters.items():
+        if event_type not in DISPATCHED:
+            guess = _nearest(str(event_type), list(DISPATCHED))
+            return (f"reacts_to(): there is no event type {event_type!r} to react to"
+                    + (f" (did you mean {guess}?)" if guess else ""))
+        if not isinstance(fields, dict) or not fields:
+            return f"reacts_to(): {event_type} must map fields to lists of values"
+        for name, values in fields.items():
+            if not isinstance(values, list) or not values or not all(
+                    v is None or isinstance(v, str | int | float | bool) for v in values):
+                return (f"reacts_to(): {event_type}.{name} must be a non-empty list of "
+                        "texts, numbers, booleans or None")
+    return None
+
+
+def reacts(filters: dict[str, dict[str, list]] | None, event: dict) -> bool:
+    """Whether a rule with these ``reacts_to()`` filters is asked about this event: the
+    event's type is not filtered, or each field named has one of the values listed
+    (a field is looked for in the payload, then among the event's own keys)."""
+    fields = (filters or {}).get(event["type"])
+    if not fields:
+        return True
+    payload = event["payload"]
+    return all((payload[name] if name in payload else event.get(name)) in values
+               for name, values in fields.items())
 
 
 def undeclared_notice(effect: object, declared: object) -> str | None:

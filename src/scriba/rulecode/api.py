@@ -55,7 +55,8 @@ standard library (:data:`STD`, below).
 The names a rule's code may define
 ==================================
 Checked when code is proposed or a game is created (a misspelt hook would silently never
-be called): the declarations ``actions``, ``variables``, ``offices``, ``notices``; ``check``;
+be called): the declarations ``actions``, ``variables``, ``offices``, ``notices``,
+``reacts_to``; ``check``;
 ``on_<event type>`` for a type in :data:`EVENTS`; ``transform_<name>``; ``query_<name>``.
 Every other top-level function is a helper and its name starts with ``_``. An unknown name
 is refused with the nearest known one ("on_vote_casted: there is no event type
@@ -185,6 +186,26 @@ def notices() -> list[str]:
             return [std.notice("round_end", "The round is over.", round=3)]
     """
     return []
+
+
+def reacts_to() -> dict[str, dict[str, list[Any]]]:
+    """The events this rule's ``on_<event>`` hooks are asked about, when not all of them.
+
+    For each event type named, the rule is asked only about events whose every listed
+    field (looked for in the event's payload, then among ``actor``, ``time``...) has one
+    of the values listed; event types not named are all asked about. A rule that cares
+    about one variable, or one kind of notice, says so, and the kernel does not ask it
+    about the others (every call costs: a long reaction chain makes many).
+
+    Example::
+
+        def reacts_to():
+            return {"var_set": {"name": ["points"]}, "notice": {"kind": ["round_end"]}}
+
+        def on_var_set(game, event):   # only when someone's points change
+            ...
+    """
+    return {}
 
 
 # --- checks ---------------------------------------------------------------------------

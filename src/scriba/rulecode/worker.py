@@ -61,6 +61,7 @@ class Sandbox:
     def __init__(self) -> None:
         self.modules: OrderedDict[str, sl.FrozenModule] = OrderedDict()
         self.codes: dict[str, str] = {}
+        self.hooks: dict[str, frozenset[str]] = {}  # the names each code defines
         self.globals = sl.Globals.extended_by([sl.LibraryExtension.Json,
                                                sl.LibraryExtension.StructType])
         self.dialect = sl.Dialect.standard()
@@ -140,9 +141,12 @@ class Sandbox:
         frozen = module.freeze()
         self.modules[digest] = frozen
         self.codes[digest] = code
+        # Found once per code, not on every transform (a scan of every rule's whole text).
+        self.hooks[digest] = frozenset(_defined(code))
         while len(self.modules) > _CACHE_SIZE:
             old, _ = self.modules.popitem(last=False)
             self.codes.pop(old, None)
+            self.hooks.pop(old, None)
         return frozen
 
     def call(self, module: sl.FrozenModule, hook: str, *args: Any) -> Any:
@@ -269,8 +273,8 @@ class Sandbox:
         finally:
             self.depth -= 1
 
-    def hooks_of(self, digest: str) -> list[str]:
-        return _defined(self.codes[digest])
+    def hooks_of(self, digest: str) -> frozenset[str]:
+        return self.hooks[digest]
 
 
 DISPATCH = "scriba_dispatch_hook"
@@ -399,7 +403,7 @@ class Worker:
             return {"error": _error_text(exc, box.why)}
         finally:
             self.used += box.end_call()
-        hooks = box.hooks_of(digest)
+        hooks = _defined(box.codes[digest])
         refused = [e for e in map(hook_name_error, hooks) if e]
         if refused:  # a misspelt hook would silently never be called
             return {"error": "; ".join(refused)}
