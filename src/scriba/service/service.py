@@ -39,7 +39,6 @@ import contextlib
 import json
 import logging
 import os
-import queue
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -61,6 +60,7 @@ from scriba.service import validation
 from scriba.service.errors import GameExists, InvalidInput, ServiceError, UnknownGame
 from scriba.service.messages import refusal_text, translate
 from scriba.service.reads import GameReads
+from scriba.service.snapshots import SnapshotWriter
 from scriba.store.bulk import collector_paused
 from scriba.store.database import is_memory
 from scriba.store.eventstore import Conflict, EventStore, GameWrite
@@ -138,7 +138,7 @@ class Service(GameReads):
         self._locks_guard = threading.Lock()
         self._listeners: list[CommitListener] = []
         self._single_connection = is_memory(self.store.url)
-        self._snapshots = _SnapshotWriter(self.store, inline=self._single_connection)
+        self._snapshots = SnapshotWriter(self.store, inline=self._single_connection)
         # Whatever a decision must tell people by mail is queued with its events.
         from scriba.service.outbox import Outbox
 
@@ -678,6 +678,7 @@ class Service(GameReads):
         except BaseException:
             self._states.pop(game_id, None)
             raise
+        self._snapshots.played(game_id)
         if state.seq // self.snapshot_every > before // self.snapshot_every:
             self._snapshots.request(game_id)  # after the commit, off the command path
 
@@ -751,54 +752,3 @@ def _renumbered(chosen: list[Event], events: list[Event], numbered: list[Event])
     """The numbered copies of ``chosen`` (a sublist of ``events``, by identity)."""
     index = {id(event): i for i, event in enumerate(events)}
     return [numbered[index[id(e)]] if id(e) in index else e for e in chosen]
-
-
-class _SnapshotWriter:
-    """Writes snapshots off the command path: a thread that folds the latest snapshot and
-    the events since (its own connections), so no player's command pays for it.
-
-    An in-memory database has a single connection, so there it writes at once instead.
-    """
-
-    def __init__(self, store: EventStore, inline: bool) -> None:
-        self.store = store
-        self.inline = inline
-        self._queue: queue.Queue[str | None] = queue.Queue()
-        self._pending: set[str] = set()
-        self._guard = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def request(self, game_id: str) -> None:
-        if self.inline:
-            self.write(game_id)
-            return
-        with self._guard:
-            if game_id in self._pending:
-                return
-            self._pending.add(game_id)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="scriba-snapshots",
-                                                daemon=True)
-                self._thread.start()
-        self._queue.put(game_id)
-
-    def write(self, game_id: str) -> None:
-        snapshot = self.store.latest_snapshot(game_id)
-        state = GameState.from_dict(snapshot[1]) if snapshot else GameState()
-        events = self.store.events(game_id, after=snapshot[0] if snapshot else 0)
-        if events:
-            fold(events, state)
-            self.store.save_snapshot(game_id, state.seq, state.to_json())
-
-    def _run(self) -> None:
-        while (game_id := self._queue.get()) is not None:
-            with self._guard:
-                self._pending.discard(game_id)
-            with contextlib.suppress(Exception):  # a snapshot is an optimisation only
-                self.write(game_id)
-
-    def close(self) -> None:
-        if self._thread is not None:
-            self._queue.put(None)
-            self._thread.join()
-            self._thread = None
