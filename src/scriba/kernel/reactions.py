@@ -173,8 +173,10 @@ class Run:
         To build their views they are applied and then undone; their answers are kept
         for when each comes up. None when there is nothing to ask ahead."""
         journal = self.state.__dict__.get("_journal")
-        if journal is None or not self.queue:
-            return None
+        if journal is None or not any(
+                q["type"] not in NOT_DISPATCHED and self.rules.reacting(self.state, q)
+                for q in itertools.islice(self.queue, LOOK_AHEAD)):
+            return None  # nobody to ask about what is queued (as far as can be told now)
         host = self.engine.host
         order = self.precedence()
         calls = [(event, targets, hook, host.seal(view))]
