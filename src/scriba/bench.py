@@ -158,31 +158,37 @@ def floor_insert_ms(db_url: str, rows: int = 300) -> float:
     return 1000 * statistics.median(samples)
 
 
-def vote_latencies_in_agora(service: Service, game_id: str, proposals: int = 6) -> list[float]:
-    """Votes timed in an Agora game: ``proposals`` new ones submitted, distributed, voted."""
+def vote_latencies_in_agora(service: Service, game_ids: list[str],
+                            proposals: int = 10) -> dict[str, list[float]]:
+    """Votes timed in Agora games: ``proposals`` new ones submitted, distributed and voted
+    on in each game, the games taken in turn vote by vote, so that a slow moment of the
+    machine weighs on every size alike instead of on whichever was being measured."""
     from scriba.bench_sizes import AGORA_PLAYERS
 
-    numbers = []
-    for index in range(proposals):
-        outcome = service.perform(game_id, AGORA_PLAYERS[index % 5], "submit", {
-            "title": f"Bench {index}", "text": "Amend Rule 869 to read ...", "ai": "1.0",
-            "changes": [{"amend": {"rule": "869", "text": "Bench text."}}]})
-        assert outcome.accepted, outcome.message
-        number = outcome.events[0]["payload"]["number"]
-        assert service.perform(game_id, "Murphy", "distribute", {"proposal": number}).accepted
-        numbers.append(number)
-    samples = []
-    for number in numbers:
-        for voter in AGORA_PLAYERS:
-            started = time.perf_counter()
-            outcome = service.perform(game_id, voter, "vote", {"proposal": number,
-                                                                "choice": "FOR"})
-            samples.append(time.perf_counter() - started)
+    numbers: dict[str, list[int]] = {game_id: [] for game_id in game_ids}
+    for game_id in game_ids:
+        for index in range(proposals):
+            outcome = service.perform(game_id, AGORA_PLAYERS[index % 5], "submit", {
+                "title": f"Bench {index}", "text": "Amend Rule 869 to read ...", "ai": "1.0",
+                "changes": [{"amend": {"rule": "869", "text": "Bench text."}}]})
             assert outcome.accepted, outcome.message
+            number = outcome.events[0]["payload"]["number"]
+            assert service.perform(game_id, "Murphy", "distribute",
+                                   {"proposal": number}).accepted
+            numbers[game_id].append(number)
+    samples: dict[str, list[float]] = {game_id: [] for game_id in game_ids}
+    for index in range(proposals):
+        for voter in AGORA_PLAYERS:
+            for game_id in game_ids:
+                started = time.perf_counter()
+                outcome = service.perform(game_id, voter, "vote", {
+                    "proposal": numbers[game_id][index], "choice": "FOR"})
+                samples[game_id].append(time.perf_counter() - started)
+                assert outcome.accepted, outcome.message
     return samples
 
 
-def replay_figures(service: Service, game_id: str, rounds: int = 3) -> dict[str, float]:
+def replay_figures(service: Service, game_id: str, rounds: int = 5) -> dict[str, float]:
     """Events per second: read + fold, fold alone, and a raw SELECT + json decode.
 
     Each is timed ``rounds`` times, interleaved, and the best kept: on a shared machine a
@@ -235,13 +241,12 @@ def run_json(turns: int = 100, hook_calls: int = 1000,
             figures["vote_p50_ms"] = 1000 * statistics.median(latencies)
             figures["vote_p99_ms"] = 1000 * _percentile(latencies, 0.99)
             figures["votes"] = len(latencies)
-            by_size: dict[str, float] = {}
             for size in sizes:
-                game_id = f"agora-{size}"
-                build_agora_game(service, game_id, size)
-                by_size[str(size)] = 1000 * statistics.median(
-                    vote_latencies_in_agora(service, game_id))
-            figures["vote_ms_by_size"] = by_size
+                build_agora_game(service, f"agora-{size}", size)
+            by_game = vote_latencies_in_agora(service, [f"agora-{size}" for size in sizes])
+            figures["vote_ms_by_size"] = {
+                str(size): 1000 * statistics.median(by_game[f"agora-{size}"])
+                for size in sizes}
             figures.update(replay_figures(service, f"agora-{max(sizes)}"))
             sandboxed, plain = measure_hook(service.host, hook_calls)
             figures["hook_sandbox_ms"] = 1000 * sandboxed
@@ -253,9 +258,10 @@ def run_json(turns: int = 100, hook_calls: int = 1000,
         except ImportError:
             writers_benchmark = None
         if writers_benchmark is not None:
-            for processes in (8, 1):
-                result = writers_benchmark(db_url, processes, 4.0)
-                if isinstance(result, dict):
-                    result = result.get("votes_per_s", result)
-                figures[f"writers{processes}_votes_per_s"] = result
+            # Taken in turn, twice, the better of each kept: on a shared machine one
+            # timing of 4 s mostly measures the neighbours.
+            for processes in (8, 1, 8, 1):
+                result = writers_benchmark(db_url, processes, 4.0)["votes_per_s"]
+                key = f"writers{processes}_votes_per_s"
+                figures[key] = max(figures.get(key, 0.0), result)
     return figures

@@ -237,6 +237,7 @@ def _game_ended(state: GameState, p: dict[str, Any], event: Event) -> None:
 
 def _touch_proposal(state: GameState, number: Any, status: bool = False) -> None:
     touch(state, ("proposal", str(number)))
+    touch(state, "proposal_contents")  # some proposal changed
     if status:  # a proposal made or resolved: which ones the view holds may change
         touch(state, "proposal_statuses")
 

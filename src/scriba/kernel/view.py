@@ -142,6 +142,9 @@ _ORDER_IDS = itertools.count(1)
 # (stamp of the proposals' statuses, with text) -> the numbers in each of their parts:
 # the same until a proposal is made or resolved, whatever the votes.
 _LAYOUTS: OrderedDict[tuple[int, bool], list[list[str]]] = OrderedDict()
+# (layout, stamp of any proposal's content) -> the parts' keys: the same until a proposal
+# changes, e.g. for every variable set in between.
+_RUN_KEYS: OrderedDict[tuple[int, bool, int], list[str]] = OrderedDict()
 
 
 def _proposal_parts(state: GameState) -> list[ViewPart]:
@@ -155,10 +158,20 @@ def _proposal_parts(state: GameState) -> list[ViewPart]:
                 _LAYOUTS.popitem(last=False)
             except KeyError:
                 break
-    prefix = f"p:{int(with_text)}:"
-    return [ViewPart(prefix + ",".join([str(part_stamp(state, ("proposal", n))) for n in run]),
-                     functools.partial(_proposals_view, state, run, with_text))
+    keys_key = (*layout_key, part_stamp(state, "proposal_contents"))
+    keys = _RUN_KEYS.get(keys_key)
+    if keys is None:
+        prefix = f"p:{int(with_text)}:"
+        keys = _RUN_KEYS[keys_key] = [
+            prefix + ",".join([str(part_stamp(state, ("proposal", n))) for n in run])
             for run in runs]
+        while len(_RUN_KEYS) > 256:
+            try:
+                _RUN_KEYS.popitem(last=False)
+            except KeyError:
+                break
+    return [ViewPart(key, functools.partial(_proposals_view, state, run, with_text))
+            for key, run in zip(keys, runs, strict=True)]
 
 
 def _proposal_runs(state: GameState) -> list[list[str]]:
