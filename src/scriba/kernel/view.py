@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,9 +29,8 @@ def deterministic_random(seed: int, seq: int) -> int:
     return int.from_bytes(digest[:6], "big")
 
 
-# Resolved proposals travel in runs of consecutive ones within blocks of this many
-# places: a long game sends a few parts, not one per proposal, and a block stays the same
-# once its proposals are resolved.
+# Resolved proposals travel in blocks of this many places, once all are resolved: a long
+# game sends a few parts, not one per proposal, and a block never changes after.
 PROPOSAL_BLOCK = 16
 
 
@@ -175,17 +174,23 @@ def _proposal_parts(state: GameState) -> list[ViewPart]:
 
 
 def _proposal_runs(state: GameState) -> list[list[str]]:
-    """The visible proposals (:func:`_visible_proposals`), in view order, in parts: each
-    open one alone (votes change it), resolved ones in runs within a block."""
+    """The visible proposals (:func:`_visible_proposals`), in view order, in parts: a
+    block of PROPOSAL_BLOCK places all resolved and in view is one part (it no longer
+    changes); any other proposal is a part of its own (votes change an open one; one just
+    resolved, or at the window's edge, joins or leaves without the others being sent)."""
+    visible = _visible_proposals(state)
+    resolved_in_block = Counter(place // PROPOSAL_BLOCK for number, place in visible
+                                if place is not None
+                                and state.proposals[number]["status"] != "open")
     runs: list[list[str]] = []
     last_block = None
-    for number, place in _visible_proposals(state):
-        if state.proposals[number]["status"] == "open" or place is None:
+    for number, place in visible:
+        block = None if place is None or state.proposals[number]["status"] == "open" \
+            else place // PROPOSAL_BLOCK
+        if block is None or resolved_in_block[block] < PROPOSAL_BLOCK:
             runs.append([number])
             last_block = None
-            continue
-        block = place // PROPOSAL_BLOCK
-        if block == last_block:
+        elif block == last_block:
             runs[-1].append(number)
         else:
             runs.append([number])
