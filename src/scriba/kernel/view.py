@@ -90,7 +90,7 @@ def build_view(state: GameState, order: list[str], now: str | None = None,
         "now_ts": to_ts(now) if now else 0,
         "seq": state.seq,
         "random": deterministic_random(state.seed, state.seq),
-        "settings": state.settings,
+        "settings": state.settings,  # set when the game is created, and small
         "proposals": {},
         "winners": list(state.winners),
         "ended": state.ended,
@@ -112,7 +112,6 @@ def build_view(state: GameState, order: list[str], now: str | None = None,
             "timers": sorted(state.timers.values(), key=lambda t: (t["at"], t["id"]))}),
         _entries(state, "assets", lambda: {"assets": state.assets}),
     ]
-    # The settings never change after the game is created: sent inline, they are small.
     return GameView(inline, parts + _proposal_parts(state),
                     part_stamp(state, "proposal_statuses"))
 
