@@ -30,7 +30,8 @@ The write path (why it is shaped so):
 * A refused command is recorded too (``command_refused``, with the raw input) so nothing a
   player sent is lost; it changes no state.
 * Snapshots are written off the command path, by a background thread with its own
-  connection, folding the previous snapshot and the events since.
+  connection, folding the previous snapshot and the events since, when the game is quiet
+  (:mod:`scriba.service.snapshots`).
 """
 
 from __future__ import annotations
