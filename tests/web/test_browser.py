@@ -30,9 +30,9 @@ pytestmark = pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()
                                 reason="Debian's chromium and chromium-driver are not installed")
 
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
@@ -105,8 +105,21 @@ def sign_in(driver, base: str, email: str) -> None:
     driver.find_element(By.ID, "password").send_keys(PASSWORD)
     button = driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]")
     button.click()
-    WebDriverWait(driver, 20).until(EC.staleness_of(button))
+    WebDriverWait(driver, 20).until(gone(button))
     assert "/signin" not in driver.current_url, driver.page_source[:2000]
+
+
+def gone(element):  # type: ignore[no-untyped-def]
+    """Wait condition: the page holding ``element`` has been replaced. Chromium reports
+    this as a stale element, or, while the new page loads, as "Node with given id does
+    not belong to the document": both mean the old page is gone."""
+    def predicate(_driver) -> bool:  # type: ignore[no-untyped-def]
+        try:
+            element.is_enabled()
+        except WebDriverException:
+            return True
+        return False
+    return predicate
 
 
 def flash(driver) -> tuple[bool, str]:
@@ -126,7 +139,7 @@ def fill(form, name: str, value: str) -> None:
 def submit(form) -> None:
     """Send the form and wait for the page that answers it."""
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    WebDriverWait(form.parent, 30).until(EC.staleness_of(form))
+    WebDriverWait(form.parent, 30).until(gone(form))
 
 
 def propose(driver, base: str, game: str, label: str, title: str, text: str) -> None:
@@ -173,7 +186,7 @@ def to_deadline(driver, base: str, game: str) -> None:
     driver.get(f"{base}/games/{game}/officer")
     button = driver.find_element(By.ID, "to-deadline")
     button.click()
-    WebDriverWait(driver, 30).until(EC.staleness_of(button))
+    WebDriverWait(driver, 30).until(gone(button))
     accepted, message = flash(driver)
     assert accepted, message
 
