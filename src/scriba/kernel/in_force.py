@@ -11,6 +11,7 @@ from collections import OrderedDict
 from typing import Any
 
 from scriba.kernel import registry
+from scriba.kernel.caches import keep
 from scriba.kernel.declarations import Declarations, declaration_error
 from scriba.kernel.events import Event, make_event
 from scriba.kernel.host import CodeInfo, RuleHost, RuleRef
@@ -47,12 +48,7 @@ class RulesInForce:
         version = rules_version(state)
         cache = self._by_version.get(version)
         if cache is None or cache.get("transient"):  # computed while a worker failed
-            cache = self._by_version[version] = {}
-            while len(self._by_version) > _CACHED_VERSIONS:
-                try:  # another thread may be trimming too
-                    self._by_version.popitem(last=False)
-                except KeyError:
-                    break
+            cache = keep(self._by_version, version, {}, _CACHED_VERSIONS)
         return cache
 
     def coded_rules(self, state: GameState, aborts: list[Event] | None = None) -> list[RuleRef]:

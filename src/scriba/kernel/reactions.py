@@ -61,18 +61,16 @@ class Run:
         self.push(failed)
         return order
 
-    def _call(self, targets: list[str], hook: str, view: GameView,
+    def _call(self, targets: list[str], hook: str, view: GameView | dict[str, Any],
               args: list[Any]) -> list[HookResult]:
         return self.engine.host.call(self.rules.coded_rules(self.state), targets, hook,
                                      view, args)
 
-    def call_all(self, hook: str, view: dict[str, Any], args: list[Any]) -> list[HookResult]:
+    def call_all(self, hook: str, view: GameView | dict[str, Any],
+                 args: list[Any]) -> list[HookResult]:
         self.precedence()
         targets = self.rules.hooked(self.state, hook)
-        if not targets:
-            return []
-        return self.engine.host.call(self.rules.coded_rules(self.state), targets, hook,
-                                     view, args)
+        return self._call(targets, hook, view, args) if targets else []
 
     def settle(self) -> None:
         """Apply queued events one by one, asking the rules to react to each."""

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from scriba.kernel.caches import keep
 from scriba.kernel.changes import REVISING
 from scriba.kernel.state import GameState, part_stamp, rules_version
 from scriba.kernel.timeutil import to_ts
@@ -150,24 +151,14 @@ def _proposal_parts(state: GameState) -> list[ViewPart]:
     layout_key = (part_stamp(state, "proposal_statuses"), with_text)
     runs = _LAYOUTS.get(layout_key)
     if runs is None:
-        runs = _LAYOUTS[layout_key] = _proposal_runs(state)
-        while len(_LAYOUTS) > 256:
-            try:  # another thread may be trimming too
-                _LAYOUTS.popitem(last=False)
-            except KeyError:
-                break
+        runs = keep(_LAYOUTS, layout_key, _proposal_runs(state), 256)
     keys_key = (*layout_key, part_stamp(state, "proposal_contents"))
     keys = _RUN_KEYS.get(keys_key)
     if keys is None:
         prefix = f"p:{int(with_text)}:"
-        keys = _RUN_KEYS[keys_key] = [
+        keys = keep(_RUN_KEYS, keys_key, [
             prefix + ",".join([str(part_stamp(state, ("proposal", n))) for n in run])
-            for run in runs]
-        while len(_RUN_KEYS) > 256:
-            try:
-                _RUN_KEYS.popitem(last=False)
-            except KeyError:
-                break
+            for run in runs], 256)
     return [ViewPart(key, functools.partial(_proposals_view, state, run, with_text))
             for key, run in zip(keys, runs, strict=True)]
 

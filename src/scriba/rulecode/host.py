@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from scriba.kernel.caches import keep
 from scriba.kernel.host import CodeInfo, HookResult, RuleRef
 from scriba.kernel.view import GameView
 from scriba.rulecode.pool import WorkerPool
@@ -97,13 +98,7 @@ class SandboxHost:
                             declarations=answer["declarations"])
         if info.error and WALL_CLOCK_TEXT in info.error:  # time depends on the load
             return CodeInfo(error=info.error, transient=True)
-        self._info[digest] = info
-        while len(self._info) > 4096:
-            try:  # another thread may be trimming too
-                self._info.popitem(last=False)
-            except KeyError:
-                break
-        return info
+        return keep(self._info, digest, info, 4096)
 
     def _ask(self, order: list[RuleRef], payload: dict[str, Any],
              views: list[GameView | dict[str, Any]]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from scriba.rulecode.host import DEFAULT_BUDGET, SandboxHost
 from scriba.rulecode.pool import Prepare
-from scriba.rulecode.viewparts import PartStore
+from scriba.rulecode.viewparts import PartStore, ask_with_parts
 from scriba.rulecode.worker import Worker, _error_text
 
 
@@ -43,10 +43,8 @@ class InProcessPool:
                 self.worker = Worker()
                 self.parts.clear()
                 self.respawns += 1
-            request, lines = prepare(self.parts, payload) if prepare else (payload, b"")
-            answer = self._ask(request, lines)
-            if answer.get("missing_parts") and prepare:  # as the pool does
-                answer = self._ask(*prepare(self.parts, payload, True))
+            answer = ask_with_parts(self._ask, self.parts, payload, prepare) if prepare \
+                else self._ask(payload, b"")
         # The worker's answers are already fresh plain data (_plain builds new lists and
         # dicts with string keys), so they need no second copy.
         return answer

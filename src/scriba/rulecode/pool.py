@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from scriba.rulecode.viewparts import PartStore
+from scriba.rulecode.viewparts import PartStore, ask_with_parts
 
 # Makes a request, and the lines that follow it, for one worker from its store of parts.
 Prepare = Callable[..., tuple[dict[str, Any], bytes]]
@@ -223,12 +223,8 @@ def _ask(worker: WorkerProcess, payload: dict[str, Any], deadline: float,
          prepare: Prepare | None) -> dict[str, Any]:
     if prepare is None:
         return worker.ask(payload, deadline - time.monotonic())
-    request, lines = prepare(worker.parts, payload)
-    answer = worker.ask(request, deadline - time.monotonic(), lines)
-    if answer.get("missing_parts"):  # the mirror and the worker disagree: start afresh
-        request, lines = prepare(worker.parts, payload, True)
-        answer = worker.ask(request, deadline - time.monotonic(), lines)
-    return answer
+    return ask_with_parts(lambda request, lines: worker.ask(
+        request, deadline - time.monotonic(), lines), worker.parts, payload, prepare)
 
 
 class _Starting:

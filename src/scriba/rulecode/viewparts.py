@@ -86,6 +86,17 @@ def encode(value: Any) -> bytes:
         return json.dumps(value, separators=(",", ":")).encode()
 
 
+def ask_with_parts(ask: Callable[[dict[str, Any], bytes], dict[str, Any]],
+                   mirror: PartStore[None], payload: dict[str, Any],
+                   prepare: Callable[..., tuple[dict[str, Any], bytes]]) -> dict[str, Any]:
+    """Make the request ``prepare`` builds for the worker ``mirror`` stands for; should the
+    two disagree about the parts kept, make it once more with every part sent afresh."""
+    answer = ask(*prepare(mirror, payload))
+    if answer.get("missing_parts"):
+        answer = ask(*prepare(mirror, payload, True))
+    return answer
+
+
 def views_for(views: list[GameView | dict[str, Any]], mirror: PartStore[None],
               encoded: EncodedParts, reset: bool = False) -> tuple[dict[str, Any], bytes]:
     """The view entries of a request (``views``, ``send``) for the worker ``mirror``
