@@ -58,6 +58,7 @@ from scriba.kernel.timeutil import add_seconds, iso, normalize
 from scriba.rulecode.host import SandboxHost
 from scriba.rulesets import Ruleset, load_ruleset
 from scriba.service import validation
+from scriba.service.desk import Desk, Handed, hand_over
 from scriba.service.errors import GameExists, InvalidInput, ServiceError, UnknownGame
 from scriba.service.messages import refusal_text, translate
 from scriba.service.reads import GameReads
@@ -75,6 +76,10 @@ SNAPSHOT_EVERY = 250
 _SAFETY_RETRIES = 3  # only a writer bypassing the lock can cause a Conflict
 _BATCH = 64  # inputs one lock holder decides for the writers queued behind it
 MAX_REQUEST_ID = 200  # characters of a client's request id (the column's width)
+# A request id made up for a command handed to the lock holder without one, so that
+# trying again after a lost answer finds it instead of deciding it twice.
+_MADE_UP = "desk:"
+_HAND_OVER_ROUNDS = 32  # turns a writer waits at the desk before keeping its input itself
 
 # fn(connection, game_id, events, outcome), called inside the command's transaction after
 # its events are appended; what it writes commits (or rolls back) with them.
@@ -104,6 +109,26 @@ class Outcome:
     request_id: str | None = None
     inbound_id: int | None = None
     repeated: bool = False  # True: this request was decided before; nothing new recorded
+
+
+class _HandedOutcome(Outcome):
+    """The outcome of a command the lock holder decided for this writer: the game's state
+    after it is read only if asked for (most callers never look)."""
+
+    def __init__(self, read_state: Callable[[], GameState], **fields: Any) -> None:
+        self._read_state = read_state
+        self._state: GameState | None = None
+        super().__init__(**fields)
+
+    @property  # type: ignore[override]
+    def state(self) -> GameState | None:
+        if self._state is None:
+            self._state = self._read_state()
+        return self._state
+
+    @state.setter
+    def state(self, value: GameState | None) -> None:
+        self._state = value
 
 
 @dataclass
@@ -343,8 +368,45 @@ class Service(GameReads):
             self._submit_at_once(game_id, stored, channel, raw, request_id)
         if isinstance(at_once, Outcome):
             return at_once
+        asked = request_id
+        if at_once is None and (name := self.store.desk_name(game_id)) is not None:
+            request_id = request_id or f"{_MADE_UP}{uuid.uuid4().hex}"
+            at_once = self._hand_over(game_id, name, stored, channel, raw, request_id,
+                                      made_up=asked is None)
+            if isinstance(at_once, Outcome):
+                return at_once
         with self.store.queued(game_id):
-            return self._submit_queued(game_id, stored, channel, raw, request_id, at_once)
+            outcome = self._submit_queued(game_id, stored, channel, raw, request_id, at_once)
+        if asked is None and request_id is not None:  # made up here: the client sent none
+            outcome.request_id, outcome.repeated = None, False
+        return outcome
+
+    def _hand_over(self, game_id: str, name: bytes, command: dict[str, Any], channel: str,
+                   raw: str, request_id: str, made_up: bool) -> Outcome | int | None:
+        """The game is held: hand the command to the holder's desk (:mod:`.desk`) and wait
+        for its answer; when no desk answers, take the game if it is free, else wait for
+        the holder to let go and try again. Its outcome; or, for the queue, the row of a
+        request id found decided meanwhile, or None after many rounds."""
+        fresh = made_up  # a made-up id not sent yet: nobody can have recorded it
+        for _ in range(_HAND_OVER_ROUNDS):
+            answer = hand_over(name, command, channel, raw, request_id, fresh)
+            fresh = False
+            if answer is not None:
+                return _HandedOutcome(
+                    lambda: self.load(game_id), accepted=bool(answer.get("accepted")),
+                    message=str(answer.get("message", "")), events=answer.get("events", []),
+                    request_id=None if made_up else request_id,
+                    inbound_id=answer.get("inbound_id"),
+                    repeated=bool(answer.get("repeated")) and not made_up)
+            at_once = self._submit_at_once(game_id, command, channel, raw, request_id)
+            if isinstance(at_once, Outcome):
+                if made_up:
+                    at_once.request_id = None
+                return at_once
+            if at_once is not None:
+                return at_once
+            self.store.wait_for_holder(game_id)
+        return None
 
     def _submit_queued(self, game_id: str, stored: dict[str, Any], channel: str, raw: str,
                        request_id: str | None, known: int | None) -> Outcome:
@@ -397,43 +459,97 @@ class Service(GameReads):
 
     def _submit_at_once(self, game_id: str, command: dict[str, Any], channel: str,
                         raw: str, request_id: str | None) -> Outcome | int | None:
-        """The game's lock free at once: keep the input and decide it in one commit (with
-        the inputs queued before it). A known request id gives its row's id; None when the
-        writer would have to wait or anything went wrong: the caller then keeps the input
-        first."""
+        """The game's lock free at once: keep the input and decide it in one commit, with
+        the inputs queued before it and the commands handed over at its desk meanwhile
+        (:mod:`.desk`), answered after that commit. A known request id gives its row's
+        id; None when the writer would have to wait or anything went wrong: the caller
+        then hands the command over or keeps the input first."""
+        handed: list[tuple[Handed, _Decision | None, dict[str, Any] | None]] = []
+        committed = False
+        desk: Desk | None = None
+
+        def open_desk() -> None:  # at once: waiters look for it as soon as the lock is held
+            nonlocal desk
+            desk = Desk.open(self.store.desk_name(game_id))
         try:
             with self._lock(game_id, wait=False) as free:
                 if not free:
                     return None
-                with self._transaction(game_id, wait=False) as (tx, state):
+                with self._transaction(game_id, wait=False, held=open_desk) as (tx, state):
                     if tx is None or state is None:
                         return None  # another process holds the game
-                    if request_id is not None:
-                        known = tx.find_request(request_id)
-                        if known is not None:
-                            return int(known["id"])
-                    decisions = self._decide_queued(tx, state)
-                    own = self._decide_one(state, self._decider(command, raw),
-                                           command.get("at"))
-                    own.keep = (channel, raw, request_id, command)
-                    # The writers that queued while this one decided get their answers
-                    # from the same commit, instead of taking the lock turn after it
-                    # (not looked for where the store can tell nobody queued).
-                    later: list[_Decision] = []
-                    if self.store.has_queue(game_id) is not False:
-                        tx.refresh()
-                        later = self._decide_queued(
-                            tx, state,
-                            after=max((d.inbound or 0 for d in decisions), default=0),
-                            limit=_BATCH - len(decisions))
-                    self._record(tx, [*decisions, own, *later])
+                    try:
+                        if request_id is not None:
+                            known = tx.find_request(request_id)
+                            if known is not None:
+                                return int(known["id"])
+                        decisions = self._decide_queued(tx, state)
+                        own = self._decide_one(state, self._decider(command, raw),
+                                               command.get("at"))
+                        own.keep = (channel, raw, request_id, command)
+                        handed = self._decide_handed(tx, state, desk,
+                                                     _BATCH - len(decisions))
+                        # The writers that queued while this one decided get their
+                        # answers from the same commit, instead of taking the lock turn
+                        # after it (not looked for where the store can tell nobody queued).
+                        later: list[_Decision] = []
+                        if self.store.has_queue(game_id) is not False:
+                            tx.refresh()
+                            later = self._decide_queued(
+                                tx, state,
+                                after=max((d.inbound or 0 for d in decisions), default=0),
+                                limit=_BATCH - len(decisions) - len(handed))
+                        self._record(tx, [*decisions, own,
+                                          *(d for _, d, _ in handed if d is not None), *later])
+                    finally:
+                        if desk is not None:
+                            desk.close()
+            committed = True
         except ServiceError:
             raise
         except Exception:  # noqa: BLE001 - nothing committed: the careful path decides it
             return None
+        finally:
+            if not committed:
+                for item, _, _ in handed:
+                    item.drop()  # nothing committed for it: its writer tries again
+        for item, decision, known in handed:  # committed: tell the waiters
+            if known is not None:
+                item.answer(known)
+            elif decision is not None and decision.inbound is not None:
+                item.answer(_answer_of(decision.outcome, decision.inbound, repeated=False))
         outcome = own.outcome
         outcome.request_id, outcome.inbound_id = request_id, own.inbound
         return outcome
+
+    def _decide_handed(self, tx: GameWrite, state: GameState, desk: Desk | None,
+                       limit: int) -> list[tuple[Handed, _Decision | None,
+                                                 dict[str, Any] | None]]:
+        """Decide the commands handed over at the desk while this writer decides (looking
+        again after each round, at most ``limit``), folding each into ``state``: each
+        with its decision to record, or with the answer recorded before for its request
+        id."""
+        handed: list[tuple[Handed, _Decision | None, dict[str, Any] | None]] = []
+        seen: set[str] = set()
+        while desk is not None and len(handed) < limit:
+            taken = desk.take(limit - len(handed))
+            if not taken:
+                break
+            for item in taken:
+                row = None if item.fresh else tx.find_request(item.request_id)
+                if item.request_id in seen or (row is not None and row["status"] == "received"):
+                    item.drop()  # in flight elsewhere: its writer tries again, then finds it
+                    continue
+                seen.add(item.request_id)
+                if row is not None:
+                    outcome = self._recorded(tx, state, row)
+                    handed.append((item, None, _answer_of(outcome, row["id"], repeated=True)))
+                    continue
+                decision = self._decide_one(state, self._decider(item.command, item.raw),
+                                            item.command.get("at"))
+                decision.keep = (item.channel, item.raw, item.request_id, item.command)
+                handed.append((item, decision, None))
+        return handed
 
     def _decide_inbound(self, game_id: str, inbound_id: int, command: dict[str, Any],
                         raw: str, request_id: str | None) -> Outcome:
@@ -658,19 +774,23 @@ class Service(GameReads):
         return decisions
 
     @contextmanager
-    def _transaction(self, game_id: str, wait: bool = True
+    def _transaction(self, game_id: str, wait: bool = True,
+                     held: Callable[[], None] | None = None
                      ) -> Iterator[tuple[GameWrite | None, GameState | None]]:
         """The game's write transaction and its cached state, caught up under the lock.
 
         Events are folded into the cached state as they are decided; if the transaction
         does not commit, the cache is dropped (the next read rebuilds it from the store).
-        With ``wait`` off, a game another process holds yields ``(None, None)``.
+        With ``wait`` off, a game another process holds yields ``(None, None)``. ``held``
+        is called as soon as the game's lock is held, before the state is caught up.
         """
         try:
             with self.store.write(game_id, wait=wait, known=game_id in self._states) as tx:
                 if tx is None:
                     yield None, None
                     return
+                if held is not None:
+                    held()
                 state = self._catch_up(game_id, tx)
                 before = state.seq
                 yield tx, state
@@ -743,6 +863,12 @@ def _recorded_outcome(row: dict[str, Any], state: GameState, fresh: list[Event],
     return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
                    recorded.get("message", row["result"] or ""), events, state,
                    row["request_id"], row["id"], repeated=repeated)
+
+
+def _answer_of(outcome: Outcome, inbound_id: int, repeated: bool) -> dict[str, Any]:
+    """What the lock holder tells a writer whose command it took at the desk."""
+    return {"accepted": outcome.accepted, "message": outcome.message,
+            "events": outcome.events, "inbound_id": inbound_id, "repeated": repeated}
 
 
 def _number(events: list[Event], after: int) -> list[Event]:

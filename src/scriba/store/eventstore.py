@@ -248,6 +248,7 @@ class EventStore:
         self._lock_path = f"{database}.writer-lock" if on_file else None
         self._game_locks = f"{database}.locks" if on_file else None
         self._locks_made = False  # the directory of the games' lock files, made once
+        self._desk_folder: str | None = None  # its real path, names the games' desks
         self._held = threading.local()
         check_schema(self.engine)
         # ORM sessions for the tables read and written off the command path (accounts,
@@ -414,6 +415,23 @@ class EventStore:
             self._locks_made = True
         name = hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest()
         return os.path.join(self._game_locks, name + suffix)
+
+    def wait_for_holder(self, game_id: str) -> None:
+        """Wait until the writer holding the game lets go (a shared hold of its lock,
+        given back at once)."""
+        with self._game_lock(game_id, wait=True, shared=True):
+            pass
+
+    def desk_name(self, game_id: str) -> bytes | None:
+        """Where the game's lock holder takes the commands of writers waiting for it
+        (:mod:`scriba.service.desk`): a local socket in Linux's abstract namespace, named
+        after the database file and the game; SQLite on a file only (one machine)."""
+        if self._game_locks is None:
+            return None
+        if self._desk_folder is None:
+            self._desk_folder = os.path.realpath(self._game_locks)
+        key = f"{self._desk_folder}\0{game_id}".encode()
+        return b"\0scriba-desk-" + hashlib.blake2b(key, digest_size=20).hexdigest().encode()
 
     @contextmanager
     def queued(self, game_id: str) -> Iterator[None]:
