@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import struct
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +68,7 @@ class Desk:
 
     def __init__(self, listener: socket.socket) -> None:
         self._listener: socket.socket | None = listener
+        self.served = 0  # commands taken so far
 
     @classmethod
     def open(cls, name: bytes | None) -> Desk | None:
@@ -81,6 +84,24 @@ class Desk:
             return None
         return cls(listener)
 
+    def wait(self, seconds: float) -> bool:
+        """Whether a command is handed over within ``seconds`` (or already waits)."""
+        if self._listener is None:
+            return False
+        return bool(select.select([self._listener], [], [], seconds)[0])
+
+    def gather(self, expected: int, pause: float, within: float) -> list[Handed]:
+        """The commands handed over within ``pause`` (none: nobody came back), and once
+        one is, the others up to ``expected`` that come within ``within`` more."""
+        if not self.wait(pause):
+            return []
+        taken = self.take(max(expected, 1))
+        deadline = time.monotonic() + within
+        while len(taken) < expected and (left := deadline - time.monotonic()) > 0 \
+                and self.wait(left):
+            taken += self.take(expected - len(taken))
+        return taken
+
     def take(self, limit: int) -> list[Handed]:
         """The commands handed over since the last look (at most ``limit``); those beyond
         stay in the backlog and are turned away when the desk closes."""
@@ -95,6 +116,7 @@ class Desk:
                 connection.close()
             else:
                 handed.append(item)
+        self.served += len(handed)
         return handed
 
     def close(self) -> None:

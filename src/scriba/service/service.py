@@ -80,6 +80,13 @@ MAX_REQUEST_ID = 200  # characters of a client's request id (the column's width)
 # trying again after a lost answer finds it instead of deciding it twice.
 _MADE_UP = "desk:"
 _HAND_OVER_ROUNDS = 32  # turns a writer waits at the desk before keeping its input itself
+# After its own command, a lock holder goes on deciding the commands handed over at its
+# desk, a commit a round, while they keep coming within the pause, this many rounds at most.
+_DESK_ROUNDS = 32
+_DESK_PAUSE_S = 0.002
+# Once one is back, how long it waits for the others answered in the last round: one
+# commit for them all.
+_DESK_GATHER_S = 0.001
 
 # fn(connection, game_id, events, outcome), called inside the command's transaction after
 # its events are appended; what it writes commits (or rolls back) with them.
@@ -461,78 +468,104 @@ class Service(GameReads):
                         raw: str, request_id: str | None) -> Outcome | int | None:
         """The game's lock free at once: keep the input and decide it in one commit, with
         the inputs queued before it and the commands handed over at its desk meanwhile
-        (:mod:`.desk`), answered after that commit. A known request id gives its row's
-        id; None when the writer would have to wait or anything went wrong: the caller
-        then hands the command over or keeps the input first."""
-        handed: list[tuple[Handed, _Decision | None, dict[str, Any] | None]] = []
-        committed = False
-        desk: Desk | None = None
+        (:mod:`.desk`), answered after that commit; then go on deciding the commands
+        handed over while they keep coming. A known request id gives its row's id; None
+        when the writer would have to wait or anything went wrong: the caller then hands
+        the command over or keeps the input first."""
+        with self._lock(game_id, wait=False) as free:
+            if not free:
+                return None
+            with self.store.hold(game_id, wait=False) as held:
+                if not held:
+                    return None  # another process holds the game
+                # At once: the writers waiting look for the desk as soon as the lock is held.
+                desk = Desk.open(self.store.desk_name(game_id))
+                try:
+                    outcome = self._first_round(game_id, desk, command, channel, raw,
+                                                request_id)
+                    if isinstance(outcome, Outcome) and desk is not None and desk.served:
+                        self._serve_desk(game_id, desk)
+                    return outcome
+                finally:
+                    if desk is not None:
+                        desk.close()
 
-        def open_desk() -> None:  # at once: waiters look for it as soon as the lock is held
-            nonlocal desk
-            desk = Desk.open(self.store.desk_name(game_id))
+    def _first_round(self, game_id: str, desk: Desk | None, command: dict[str, Any],
+                     channel: str, raw: str, request_id: str | None) -> Outcome | int | None:
+        handed: list[_Handing] = []
+        committed = False
         try:
-            with self._lock(game_id, wait=False) as free:
-                if not free:
+            with self._transaction(game_id, wait=False) as (tx, state):
+                if tx is None or state is None:
                     return None
-                with self._transaction(game_id, wait=False, held=open_desk) as (tx, state):
-                    if tx is None or state is None:
-                        return None  # another process holds the game
-                    try:
-                        if request_id is not None:
-                            known = tx.find_request(request_id)
-                            if known is not None:
-                                return int(known["id"])
-                        decisions = self._decide_queued(tx, state)
-                        own = self._decide_one(state, self._decider(command, raw),
-                                               command.get("at"))
-                        own.keep = (channel, raw, request_id, command)
-                        handed = self._decide_handed(tx, state, desk,
-                                                     _BATCH - len(decisions))
-                        # The writers that queued while this one decided get their
-                        # answers from the same commit, instead of taking the lock turn
-                        # after it (not looked for where the store can tell nobody queued).
-                        later: list[_Decision] = []
-                        if self.store.has_queue(game_id) is not False:
-                            tx.refresh()
-                            later = self._decide_queued(
-                                tx, state,
-                                after=max((d.inbound or 0 for d in decisions), default=0),
-                                limit=_BATCH - len(decisions) - len(handed))
-                        self._record(tx, [*decisions, own,
-                                          *(d for _, d, _ in handed if d is not None), *later])
-                    finally:
-                        if desk is not None:
-                            desk.close()
+                if request_id is not None:
+                    known = tx.find_request(request_id)
+                    if known is not None:
+                        return int(known["id"])
+                decisions = self._decide_queued(tx, state)
+                own = self._decide_one(state, self._decider(command, raw), command.get("at"))
+                own.keep = (channel, raw, request_id, command)
+                handed = self._decide_handed(tx, state, desk, _BATCH - len(decisions))
+                # The writers that queued while this one decided get their answers from
+                # the same commit, instead of taking the lock turn after it (not looked
+                # for where the store can tell nobody queued).
+                later: list[_Decision] = []
+                if self.store.has_queue(game_id) is not False:
+                    tx.refresh()
+                    later = self._decide_queued(
+                        tx, state, after=max((d.inbound or 0 for d in decisions), default=0),
+                        limit=_BATCH - len(decisions) - len(handed))
+                self._record(tx, [*decisions, own, *_decided(handed), *later])
             committed = True
         except ServiceError:
             raise
         except Exception:  # noqa: BLE001 - nothing committed: the careful path decides it
             return None
         finally:
-            if not committed:
-                for item, _, _ in handed:
-                    item.drop()  # nothing committed for it: its writer tries again
-        for item, decision, known in handed:  # committed: tell the waiters
-            if known is not None:
-                item.answer(known)
-            elif decision is not None and decision.inbound is not None:
-                item.answer(_answer_of(decision.outcome, decision.inbound, repeated=False))
+            _tell(handed, committed)
         outcome = own.outcome
         outcome.request_id, outcome.inbound_id = request_id, own.inbound
         return outcome
 
+    def _serve_desk(self, game_id: str, desk: Desk) -> None:
+        """After its own command, when others were waiting: decide, a commit a round, the
+        commands handed over while they keep coming (the writers just answered are
+        usually back at once), for a few rounds at most. The game stays with this writer,
+        caught up and its sandbox warm, instead of passing to one that must catch up
+        first; a writer alone never waits here."""
+        expected = desk.served  # the writers just answered, likely back soon
+        for _ in range(_DESK_ROUNDS):
+            taken = desk.gather(expected, _DESK_PAUSE_S, _DESK_GATHER_S)
+            if not taken:
+                return
+            handed: list[_Handing] = []
+            committed = False
+            try:
+                with self._transaction(game_id, wait=False) as (tx, state):
+                    if tx is None or state is None:
+                        return
+                    handed = self._decide_handed(tx, state, desk, _BATCH, taken)
+                    expected = len(handed)
+                    if _decided(handed):
+                        self._record(tx, _decided(handed))
+                committed = True
+            except Exception:  # noqa: BLE001 - this writer's own command is done already
+                log.exception("deciding the commands handed over for %s failed; their "
+                              "writers try again", game_id)
+                return
+            finally:
+                _tell(handed, committed)
+
     def _decide_handed(self, tx: GameWrite, state: GameState, desk: Desk | None,
-                       limit: int) -> list[tuple[Handed, _Decision | None,
-                                                 dict[str, Any] | None]]:
-        """Decide the commands handed over at the desk while this writer decides (looking
-        again after each round, at most ``limit``), folding each into ``state``: each
-        with its decision to record, or with the answer recorded before for its request
-        id."""
-        handed: list[tuple[Handed, _Decision | None, dict[str, Any] | None]] = []
+                       limit: int, taken: list[Handed] | None = None) -> list[_Handing]:
+        """Decide the commands handed over at the desk (``taken`` already, then those
+        handed over while this writer decides, looking again after each round, at most
+        ``limit``), folding each into ``state``: each with its decision to record, or
+        with the answer recorded before for its request id."""
+        handed: list[_Handing] = []
         seen: set[str] = set()
         while desk is not None and len(handed) < limit:
-            taken = desk.take(limit - len(handed))
+            taken = taken or desk.take(limit - len(handed))
             if not taken:
                 break
             for item in taken:
@@ -549,6 +582,7 @@ class Service(GameReads):
                                             item.command.get("at"))
                 decision.keep = (item.channel, item.raw, item.request_id, item.command)
                 handed.append((item, decision, None))
+            taken = None
         return handed
 
     def _decide_inbound(self, game_id: str, inbound_id: int, command: dict[str, Any],
@@ -774,23 +808,19 @@ class Service(GameReads):
         return decisions
 
     @contextmanager
-    def _transaction(self, game_id: str, wait: bool = True,
-                     held: Callable[[], None] | None = None
+    def _transaction(self, game_id: str, wait: bool = True
                      ) -> Iterator[tuple[GameWrite | None, GameState | None]]:
         """The game's write transaction and its cached state, caught up under the lock.
 
         Events are folded into the cached state as they are decided; if the transaction
         does not commit, the cache is dropped (the next read rebuilds it from the store).
-        With ``wait`` off, a game another process holds yields ``(None, None)``. ``held``
-        is called as soon as the game's lock is held, before the state is caught up.
+        With ``wait`` off, a game another process holds yields ``(None, None)``.
         """
         try:
             with self.store.write(game_id, wait=wait, known=game_id in self._states) as tx:
                 if tx is None:
                     yield None, None
                     return
-                if held is not None:
-                    held()
                 state = self._catch_up(game_id, tx)
                 before = state.seq
                 yield tx, state
@@ -863,6 +893,29 @@ def _recorded_outcome(row: dict[str, Any], state: GameState, fresh: list[Event],
     return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
                    recorded.get("message", row["result"] or ""), events, state,
                    row["request_id"], row["id"], repeated=repeated)
+
+
+# A command handed over at the desk: with its decision to record, or with the answer
+# recorded before for its request id.
+_Handing = tuple[Handed, "_Decision | None", "dict[str, Any] | None"]
+
+
+def _decided(handed: list[_Handing]) -> list[_Decision]:
+    return [decision for _, decision, _ in handed if decision is not None]
+
+
+def _tell(handed: list[_Handing], committed: bool) -> None:
+    """Answer the commands handed over once their round is committed; else send them
+    back without an answer (nothing was committed for them: their writers try again)."""
+    for item, decision, known in handed:
+        if not committed:
+            item.drop()
+        elif known is not None:
+            item.answer(known)
+        elif decision is not None and decision.inbound is not None:
+            item.answer(_answer_of(decision.outcome, decision.inbound, repeated=False))
+        else:
+            item.drop()
 
 
 def _answer_of(outcome: Outcome, inbound_id: int, repeated: bool) -> dict[str, Any]:

@@ -416,6 +416,14 @@ class EventStore:
         name = hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest()
         return os.path.join(self._game_locks, name + suffix)
 
+    @contextmanager
+    def hold(self, game_id: str, wait: bool = True) -> Iterator[bool]:
+        """Hold the game's lock across several write transactions (:meth:`write` inside
+        takes it again at no cost); yields False when ``wait`` is off and another
+        process holds it. A no-op on PostgreSQL, whose lock each transaction takes."""
+        with self._game_lock(game_id, wait) as held:
+            yield held
+
     def wait_for_holder(self, game_id: str) -> None:
         """Wait until the writer holding the game lets go (a shared hold of its lock,
         given back at once)."""
