@@ -14,9 +14,16 @@ The write path (why it is shaped so):
   queued on it: ``flock`` is not fair), the input — inserted already decided —, its
   decision's events and whatever the commit listeners write are committed in one
   transaction, with the inputs others kept meanwhile (before and while it decided).
-  Otherwise the raw input and the structured command are kept (committed, not flushed
-  to disk on their own: the deciding commit flushes them before anyone is answered) in
-  an ``inbound`` row first; the writer then waits for the lock holder (a shared hold,
+* **The holder's desk** (SQLite on a file, :mod:`.desk`). The lock holder opens a local
+  socket as soon as it holds the game; a writer that finds the game held hands its
+  command over there and waits for one line: the holder decides it with its own, in the
+  same commit, and answers after that commit, then goes on deciding, a commit a round,
+  while the writers it answered come back. The waiter keeps, reads and folds nothing.
+  An answer lost (a holder that failed or died) is found again by request id: one is
+  made up for a command handed over without one.
+* **The queue in the database** (PostgreSQL, or no desk to be found). The raw input and
+  the structured command are kept (committed, not flushed to disk on their own: the
+  deciding commit flushes them before anyone is answered) in an ``inbound`` row first; the writer then waits for the lock holder (a shared hold,
   given back at once), which decides every input kept meanwhile (up to ``_BATCH``) in
   its one commit, so most waiters only read their answer, side by side; one whose input
   is still undecided decides the queue if the game is free, else waits again. A
