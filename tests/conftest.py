@@ -45,6 +45,22 @@ def make_service(rule_host: InProcessHost | None) -> Callable[..., Service]:
 
 
 @pytest.fixture
+def services(tmp_path: Path, make_service: Callable[..., Service]) -> Iterator[
+        Callable[[], Service]]:
+    """New services on one SQLite file (``tmp_path/scriba.db``), as separate processes
+    would have (each its own cache, connections and locks), closed at the end."""
+    made: list[Service] = []
+    url = f"sqlite:///{tmp_path / 'scriba.db'}"
+
+    def new() -> Service:
+        made.append(make_service(url))
+        return made[-1]
+    yield new
+    for made_service in made:
+        made_service.close()
+
+
+@pytest.fixture
 def service(make_service: Callable[..., Service]) -> Iterator[Service]:
     svc = make_service("sqlite://")
     yield svc

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -25,20 +25,6 @@ from scriba.service.service import Outcome, Service
 
 START = "2026-03-01T10:00:00Z"
 PLAYERS = ["Anna", "Bruno", "Carla", "Dario"]
-
-
-@pytest.fixture
-def services(tmp_path, make_service: Callable[..., Service]) -> Iterator[
-        Callable[[], Service]]:
-    made: list[Service] = []
-    url = f"sqlite:///{tmp_path / 'scriba.db'}"
-
-    def new() -> Service:
-        made.append(make_service(url))
-        return made[-1]
-    yield new
-    for service in made:
-        service.close()
 
 
 def new_game(service: Service) -> tuple[str, int, list[str]]:
@@ -65,6 +51,27 @@ class Held:
                 self.release.wait(60)
             return original(*args, **kwargs)
         service.engine.handle = handle  # type: ignore[method-assign]
+
+
+class Holding:
+    """A game whose lock holder is held inside deciding the first voter's vote."""
+
+    def __init__(self, holder: Service) -> None:
+        self.holder = holder
+        self.game, self.number, self.voters = new_game(holder)
+        held = Held(holder)
+        self.release = held.release
+        self.thread, self.result = in_thread(vote(holder, self.game, self.voters[0],
+                                                  self.number))
+        held.entered.wait(30)
+        name = holder.store.desk_name(self.game)
+        assert name is not None
+        self.desk = name
+
+    def let_go(self) -> Outcome:
+        self.release.set()
+        self.thread.join(30)
+        return self.result["outcome"]
 
 
 def in_thread(call: Callable[[], Outcome]) -> tuple[threading.Thread, dict[str, Any]]:
@@ -120,18 +127,15 @@ def votes_by(service: Service, game: str) -> list[str]:
 
 
 def test_a_command_handed_to_the_holder_is_decided_in_its_commit(services) -> None:
-    holder, waiter = services(), services()
-    game, number, voters = new_game(holder)
-    waiter.load(game)
-    held = Held(holder)
-    first, first_result = in_thread(vote(holder, game, voters[0], number))
-    held.entered.wait(30)
+    holding = Holding(services())
+    holder, game, number, voters = (holding.holder, holding.game, holding.number,
+                                    holding.voters)
+    waiter = services()
     second, second_result = in_thread(vote(waiter, game, voters[1], number))
     until(lambda: waiting_at_desk(holder, game) == 1, "the second vote at the desk")
-    held.release.set()
-    first.join(30)
+    mine = holding.let_go()
     second.join(30)
-    mine, theirs = first_result["outcome"], second_result["outcome"]
+    theirs = second_result["outcome"]
     assert mine.accepted and theirs.accepted, (mine.message, theirs.message)
     assert [e["actor"] for e in theirs.events] == [voters[1]]
     assert theirs.request_id is None and not theirs.repeated
@@ -199,47 +203,35 @@ def test_one_request_handed_over_twice_is_decided_once(services) -> None:
 
 
 def test_strangers_at_the_desk_are_turned_away(services) -> None:
-    holder = services()
-    game, number, voters = new_game(holder)
-    held = Held(holder)
-    first, first_result = in_thread(vote(holder, game, voters[0], number))
-    held.entered.wait(30)
-    name = holder.store.desk_name(game)
-    assert name is not None
+    holding = Holding(services())
     strangers = []
     for junk in (b"\xff\xfe not json\n", b"[1, 2]\n", json.dumps(
             {"command": {"op": "perform"}, "channel": "api"}).encode() + b"\n"):
         stranger = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        stranger.connect(name)
+        stranger.connect(holding.desk)
         stranger.sendall(junk)
         strangers.append(stranger)
-    held.release.set()
-    first.join(30)
-    assert first_result["outcome"].accepted
+    assert holding.let_go().accepted
     for stranger in strangers:  # no answer: closed
         stranger.settimeout(10)
         with contextlib.suppress(ConnectionResetError):  # closed before reading it all
             assert stranger.recv(100) == b""
         stranger.close()
-    assert votes_by(holder, game) == [voters[0]]
+    assert votes_by(holding.holder, holding.game) == [holding.voters[0]]
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0,
                     reason="needs root to run a process as another user")
 def test_another_user_cannot_hand_over_a_command(services) -> None:
-    holder = services()
-    game, number, voters = new_game(holder)
-    held = Held(holder)
-    first, _ = in_thread(vote(holder, game, voters[0], number))
-    held.entered.wait(30)
-    name = holder.store.desk_name(game)
-    assert name is not None
+    holding = Holding(services())
+    holder, game, voters = holding.holder, holding.game, holding.voters
     command = {"command": {"op": "perform", "actor": voters[1], "action": "vote",
-                           "args": {"proposal": number, "choice": "favorevole"}, "at": None},
+                           "args": {"proposal": holding.number, "choice": "favorevole"},
+                           "at": None},
                "channel": "api", "raw": "{}", "request_id": "nobody-1", "fresh": True}
     script = ("import socket, sys\n"
               "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
-              f"s.connect({name!r})\n"
+              f"s.connect({holding.desk!r})\n"
               f"s.sendall({(json.dumps(command) + chr(10)).encode()!r})\n"
               "s.settimeout(30)\n"
               "try:\n    print(repr(s.recv(1000)))\n"
@@ -252,8 +244,7 @@ def test_another_user_cannot_hand_over_a_command(services) -> None:
     stranger = subprocess.Popen([python, "-I", "-c", script], stdout=subprocess.PIPE,
                                 cwd="/", user=65534, group=65534, text=True)
     until(lambda: waiting_at_desk(holder, game) == 1, "the stranger at the desk")
-    held.release.set()
-    first.join(30)
+    holding.let_go()
     out, _ = stranger.communicate(timeout=30)
     assert out.strip() == "b''"  # turned away without an answer
     assert votes_by(holder, game) == [voters[0]]

@@ -6,7 +6,7 @@ Real SQLite files (and PostgreSQL where the behaviour differs)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from sqlalchemy import event
@@ -23,21 +23,6 @@ PLAYERS = ["Anna", "Bruno", "Carla"]
 @pytest.fixture
 def url(tmp_path) -> str:
     return f"sqlite:///{tmp_path / 'scriba.db'}"
-
-
-@pytest.fixture
-def services(url: str, make_service: Callable[..., Service]) -> Iterator[
-        Callable[[], Service]]:
-    """New services on one SQLite file, as separate processes would have (each its own
-    cache and connections), closed at the end."""
-    made: list[Service] = []
-
-    def new() -> Service:
-        made.append(make_service(url))
-        return made[-1]
-    yield new
-    for service in made:
-        service.close()
 
 
 def new_game(service: Service) -> str:

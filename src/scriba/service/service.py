@@ -23,10 +23,12 @@ The write path (why it is shaped so):
   made up for a command handed over without one.
 * **The queue in the database** (PostgreSQL, or no desk to be found). The raw input and
   the structured command are kept (committed, not flushed to disk on their own: the
-  deciding commit flushes them before anyone is answered) in an ``inbound`` row first; the writer then waits for the lock holder (a shared hold,
-  given back at once), which decides every input kept meanwhile (up to ``_BATCH``) in
-  its one commit, so most waiters only read their answer, side by side; one whose input
-  is still undecided decides the queue if the game is free, else waits again. A
+  deciding commit flushes them before anyone is answered) in an ``inbound`` row first;
+  the writer then waits for the lock holder (a shared hold, given back at once), which
+  decides every input kept meanwhile (up to ``_BATCH``) in its one commit, so most
+  waiters only read their answer, side by side; one whose input is still undecided
+  decides the queue if the game is free, else waits again.
+* **Request ids.** A
   ``request_id`` already seen returns the first outcome (waiting for the lock if the
   first attempt is still in flight elsewhere) and records nothing new. Rows a crash left
   ``received`` are decided by :meth:`Service.recover`, to be called once at start.
