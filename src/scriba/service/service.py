@@ -553,10 +553,13 @@ class Service(GameReads):
                 with self._transaction(game_id, wait=False) as (tx, state):
                     if tx is None or state is None:
                         return
+                    # Writers that kept their input in the queue meanwhile go first.
+                    queued = self._decide_queued(tx, state) \
+                        if self.store.has_queue(game_id) is not False else []
                     handed = self._decide_handed(tx, state, desk, _BATCH, taken)
                     expected = len(handed)
-                    if _decided(handed):
-                        self._record(tx, _decided(handed))
+                    if queued or _decided(handed):
+                        self._record(tx, [*queued, *_decided(handed)])
                 committed = True
             except Exception:  # noqa: BLE001 - this writer's own command is done already
                 log.exception("deciding the commands handed over for %s failed; their "
@@ -577,18 +580,25 @@ class Service(GameReads):
             taken = taken or desk.take(limit - len(handed))
             if not taken:
                 break
-            for item in taken:
-                row = None if item.fresh else tx.find_request(item.request_id)
-                if item.request_id in seen or (row is not None and row["status"] == "received"):
-                    item.drop()  # in flight elsewhere: its writer tries again, then finds it
-                    continue
-                seen.add(item.request_id)
-                if row is not None:
-                    outcome = self._recorded(tx, state, row)
-                    handed.append((item, None, _answer_of(outcome, row["id"], repeated=True)))
-                    continue
-                decision = self._decide_one(state, self._decider(item.command, item.raw),
-                                            item.command.get("at"))
+            for index, item in enumerate(taken):
+                try:
+                    row = None if item.fresh else tx.find_request(item.request_id)
+                    if item.request_id in seen or (row is not None
+                                                   and row["status"] == "received"):
+                        item.drop()  # in flight elsewhere: its writer retries, then finds it
+                        continue
+                    seen.add(item.request_id)
+                    if row is not None:
+                        outcome = self._recorded(tx, state, row)
+                        handed.append((item, None,
+                                       _answer_of(outcome, row["id"], repeated=True)))
+                        continue
+                    decision = self._decide_one(state, self._decider(item.command, item.raw),
+                                                item.command.get("at"))
+                except BaseException:
+                    for left in [*taken[index:], *(h[0] for h in handed)]:
+                        left.drop()  # nothing committed for them: their writers retry
+                    raise
                 decision.keep = (item.channel, item.raw, item.request_id, item.command)
                 handed.append((item, decision, None))
             taken = None
