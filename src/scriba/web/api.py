@@ -366,11 +366,9 @@ def advance(request: Request, game: str, body: AdvanceIn, lang: str | None = Non
 
 
 def _seqs(outcome: Any) -> list[int]:
-    # The outcome's events are the last appended, so their seqs end at the new state's.
-    if outcome.state is None or not outcome.events:
-        return []
-    last = outcome.state.seq
-    return list(range(last - len(outcome.events) + 1, last + 1))
+    # The events' own numbers: when another writer decided the command, or others came
+    # after it, the game's state is already further on.
+    return [event["seq"] for event in outcome.events or [] if "seq" in event]
 
 
 @router.delete("/token", summary="Revoke the token this request carries", status_code=204,
