@@ -119,9 +119,36 @@ def test_a_rule_is_asked_only_about_the_events_it_reacts_to(service: Service) ->
     assert seen(by_cid) == ["Cid"]
 
 
+def test_a_rule_is_asked_about_a_number_only_within_its_bounds(service: Service) -> None:
+    game = clockwork(service)
+    enact(service, game, "def notices():\n    return ['mark']\n\n"
+          "def variables():\n    return [{'name': 'score', 'scope': 'player', 'initial': 0}]\n\n"
+          "def reacts_to():\n"
+          "    return {'var_set': {'name': ['score'], 'value': {'above': 10, 'at_most': 20}}}\n\n"
+          "def on_var_set(game, event):\n"
+          "    return [std.notice('mark', event['player'] + ' ' + str(event['value']))]\n\n"
+          "def actions():\n    return [{'name': 'score', 'params': {'by': 'int'}}]\n\n"
+          "def on_action_taken(game, event):\n"
+          "    return [{'effect': 'add_var', 'player': event['actor'], 'name': 'score', "
+          "'amount': event['args']['by']}]\n")
+
+    def marks(by: int) -> list[str]:
+        outcome = service.perform(game, "Ann", "score", {"by": by})
+        assert outcome.accepted, outcome.message
+        return [e["payload"]["text"] for e in outcome.events if e["type"] == "notice"]
+    assert marks(6) == []  # 6: not above 10
+    assert marks(6) == ["Ann 12"]  # the value after the change is what is bounded
+    assert marks(8) == ["Ann 20"]  # at most 20
+    assert marks(1) == []  # 21: past the upper bound
+
+
 @pytest.mark.parametrize(("declared", "message"), [
     ("{'vote_casted': {'player': ['Cid']}}", "did you mean vote_cast?"),
     ("{'vote_cast': {'player': 'Cid'}}", "must be a non-empty list"),
+    ("{'var_set': {'value': {'over': 100}}}", "bounds a number with above, at_least"),
+    ("{'var_set': {'value': {'above': '100'}}}", "bounds a number with above, at_least"),
+    ("{'var_set': {'value': {'above': True}}}", "bounds a number with above, at_least"),
+    ("{'var_set': {'value': {}}}", "bounds a number with above, at_least"),
     ("{'vote_cast': {}}", "must map fields to lists of values"),
     ("['vote_cast']", "must return a dict"),
 ])

@@ -13,7 +13,9 @@ older event to the current shape when it is read.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -114,9 +116,23 @@ def _nearest(name: str, candidates: list[str]) -> str | None:
     return found[0] if found else None
 
 
+# How a reacts_to() field may bound a number instead of listing values.
+BOUNDS: dict[str, Callable[[float, float], bool]] = {
+    "above": lambda value, bound: value > bound,
+    "at_least": lambda value, bound: value >= bound,
+    "below": lambda value, bound: value < bound,
+    "at_most": lambda value, bound: value <= bound,
+}
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def reacts_to_error(filters: object) -> str | None:
     """Why a ``reacts_to()`` declaration is malformed, or None: a dict of event type to a
-    dict of field to the list of values that field must have for the rule to be asked."""
+    dict of field to the list of values that field must have for the rule to be asked, or
+    to bounds of a number (``{"above": 100}``, see :data:`BOUNDS`)."""
     if filters is None:
         return None
     if not isinstance(filters, dict):
@@ -130,23 +146,35 @@ def reacts_to_error(filters: object) -> str | None:
         if not isinstance(fields, dict) or not fields:
             return f"reacts_to(): {event_type} must map fields to lists of values"
         for name, values in fields.items():
-            if not isinstance(values, list) or not values or not all(
+            if isinstance(values, dict):
+                if not values or not all(k in BOUNDS and _number(v) for k, v in values.items()):
+                    return (f"reacts_to(): {event_type}.{name} bounds a number with "
+                            f"{', '.join(BOUNDS)} and numbers, e.g. {{'above': 100}}")
+            elif not isinstance(values, list) or not values or not all(
                     v is None or isinstance(v, str | int | float | bool) for v in values):
                 return (f"reacts_to(): {event_type}.{name} must be a non-empty list of "
-                        "texts, numbers, booleans or None")
+                        "texts, numbers, booleans or None, or bounds of a number")
     return None
 
 
-def reacts(filters: dict[str, dict[str, list]] | None, event: dict) -> bool:
+def reacts(filters: dict[str, dict[str, Any]] | None, event: dict) -> bool:
     """Whether a rule with these ``reacts_to()`` filters is asked about this event: the
-    event's type is not filtered, or each field named has one of the values listed
-    (a field is looked for in the payload, then among the event's own keys)."""
+    event's type is not filtered, or each field named has one of the values listed, or
+    is a number within the bounds given (a field is looked for in the payload, then
+    among the event's own keys)."""
     fields = (filters or {}).get(event["type"])
     if not fields:
         return True
     payload = event["payload"]
-    return all((payload[name] if name in payload else event.get(name)) in values
-               for name, values in fields.items())
+    for name, wanted in fields.items():
+        value = payload[name] if name in payload else event.get(name)
+        if isinstance(wanted, dict):
+            if not _number(value) or not all(BOUNDS[bound](value, limit)
+                                             for bound, limit in wanted.items()):
+                return False
+        elif value not in wanted:
+            return False
+    return True
 
 
 def undeclared_notice(effect: object, declared: object) -> str | None:

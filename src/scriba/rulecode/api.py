@@ -193,16 +193,20 @@ def reacts_to() -> dict[str, dict[str, list[Any]]]:
 
     For each event type named, the rule is asked only about events whose every listed
     field (looked for in the event's payload, then among ``actor``, ``time``...) has one
-    of the values listed; event types not named are all asked about. A rule that cares
-    about one variable, or one kind of notice, says so, and the kernel does not ask it
-    about the others (every call costs: a long reaction chain makes many).
+    of the values listed, or is a number within the bounds given (``above``,
+    ``at_least``, ``below``, ``at_most``); event types not named are all asked about. A
+    rule that cares about one variable, or one kind of notice, or a score past a mark,
+    says so, and the kernel does not ask it about the others (every call costs: a long
+    reaction chain makes many). A ``var_set`` by an amount carries the resulting
+    ``value`` too.
 
     Example::
 
         def reacts_to():
-            return {"var_set": {"name": ["points"]}, "notice": {"kind": ["round_end"]}}
+            return {"var_set": {"name": ["points"], "value": {"above": 100}},
+                    "notice": {"kind": ["round_end"]}}
 
-        def on_var_set(game, event):   # only when someone's points change
+        def on_var_set(game, event):   # only when someone's points go over 100
             ...
     """
     return {}
