@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scriba.kernel import changes, effects, events, registry
+from scriba.kernel import changes, effects, events, reactions, registry
 from scriba.kernel.events import fold
 from scriba.kernel.upgrade import event_version, upgrade
 from scriba.rulecode import api, std
@@ -117,6 +117,37 @@ def test_a_rule_is_asked_only_about_the_events_it_reacts_to(service: Service) ->
     assert seen(submitted) == ["proposal"]  # a type it does not filter: always asked
     assert seen(by_ben) == []
     assert seen(by_cid) == ["Cid"]
+
+
+def test_reactions_to_events_queued_together_are_asked_in_one_request(
+        make_service, monkeypatch) -> None:
+    """Three notices made by one reaction: the rule reacting to them is asked about all
+    three in one request (the kernel's look-ahead), and the game is the same as when it
+    is asked about each on its own."""
+    requests, logs = [], []
+    for look_ahead in (0, reactions.LOOK_AHEAD):
+        monkeypatch.setattr(reactions, "LOOK_AHEAD", look_ahead)
+        service = make_service("sqlite://")
+        try:
+            game = clockwork(service)
+            enact(service, game, "def notices():\n    return ['cheer', 'echo']\n\n"
+                  "def actions():\n    return [{'name': 'cheer', 'params': {}}]\n\n"
+                  "def reacts_to():\n    return {'notice': {'kind': ['cheer']}}\n\n"
+                  "def on_action_taken(game, event):\n"
+                  "    return [std.notice('cheer', str(i)) for i in range(3)]\n\n"
+                  "def on_notice(game, event):\n"
+                  "    return [std.notice('echo', event['text'])]\n")
+            before = service.host.calls
+            outcome = service.perform(game, "Ann", "cheer", {})
+            assert outcome.accepted, outcome.message
+            requests.append(service.host.calls - before)
+            logs.append([(e["type"], e["payload"]) for e in outcome.events])
+        finally:
+            service.close()
+    assert logs[0] == logs[1]
+    assert [p["text"] for kind, p in logs[1]
+            if kind == "notice" and p.get("kind") == "echo"] == ["0", "1", "2"]
+    assert requests[1] < requests[0]
 
 
 def test_a_rule_is_asked_about_a_number_only_within_its_bounds(service: Service) -> None:

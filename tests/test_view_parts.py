@@ -184,28 +184,3 @@ def test_asking_ahead_makes_the_same_game(path: Path, make_service, monkeypatch)
         finally:
             service.close()
     assert logs[0] == logs[1]
-
-
-def test_a_closing_vote_asks_the_sandbox_fewer_times(make_service, monkeypatch) -> None:
-    requests = []
-    for look_ahead in (0, reactions.LOOK_AHEAD):
-        monkeypatch.setattr(reactions, "LOOK_AHEAD", look_ahead)
-        service = make_service("sqlite://")
-        try:
-            service.create_game("equinomic", game_id="e", start="2026-01-01T00:00:00Z",
-                                players=["Anna", "Bruno", "Carla"])
-            author = service.load("e").vars["turn"]
-            number = service.perform("e", author, "propose", {"changes": [
-                {"enact": {"title": "Cortesia", "text": "Si saluta."}}]}).events[0][
-                    "payload"]["number"]
-            voters = [p for p in ("Anna", "Bruno", "Carla") if p != author]
-            service.perform("e", voters[0], "vote", {"proposal": number,
-                                                     "choice": "favorevole"})
-            before = service.host.calls
-            outcome = service.perform("e", voters[1], "vote", {"proposal": number,
-                                                               "choice": "favorevole"})
-            assert "proposal_resolved" in [e["type"] for e in outcome.events]
-            requests.append(service.host.calls - before)
-        finally:
-            service.close()
-    assert requests[1] < requests[0]
