@@ -388,22 +388,24 @@ class Service(GameReads):
         if at_once is None and (name := self.store.desk_name(game_id)) is not None:
             request_id = request_id or f"{_MADE_UP}{uuid.uuid4().hex}"
             at_once = self._hand_over(game_id, name, stored, channel, raw, request_id,
-                                      made_up=asked is None)
-            if isinstance(at_once, Outcome):
-                return at_once
-        with self.store.queued(game_id):
-            outcome = self._submit_queued(game_id, stored, channel, raw, request_id, at_once)
+                                      fresh=asked is None)
+        if isinstance(at_once, Outcome):
+            outcome = at_once
+        else:
+            with self.store.queued(game_id):
+                outcome = self._submit_queued(game_id, stored, channel, raw, request_id,
+                                              at_once)
         if asked is None and request_id is not None:  # made up here: the client sent none
             outcome.request_id, outcome.repeated = None, False
         return outcome
 
     def _hand_over(self, game_id: str, name: bytes, command: dict[str, Any], channel: str,
-                   raw: str, request_id: str, made_up: bool) -> Outcome | int | None:
+                   raw: str, request_id: str, fresh: bool) -> Outcome | int | None:
         """The game is held: hand the command to the holder's desk (:mod:`.desk`) and wait
         for its answer; when no desk answers, take the game if it is free, else wait for
         the holder to let go and try again. Its outcome; or, for the queue, the row of a
-        request id found decided meanwhile, or None after many rounds."""
-        fresh = made_up  # a made-up id not sent yet: nobody can have recorded it
+        request id found decided meanwhile, or None after many rounds. ``fresh``: the
+        request id was made up here and never sent, so nobody can have recorded it."""
         for _ in range(_HAND_OVER_ROUNDS):
             answer = hand_over(name, command, channel, raw, request_id, fresh)
             fresh = False
@@ -411,14 +413,9 @@ class Service(GameReads):
                 return _HandedOutcome(
                     lambda: self.load(game_id), accepted=bool(answer.get("accepted")),
                     message=str(answer.get("message", "")), events=answer.get("events", []),
-                    request_id=None if made_up else request_id,
-                    inbound_id=answer.get("inbound_id"),
-                    repeated=bool(answer.get("repeated")) and not made_up)
+                    request_id=request_id, inbound_id=answer.get("inbound_id"),
+                    repeated=bool(answer.get("repeated")))
             at_once = self._submit_at_once(game_id, command, channel, raw, request_id)
-            if isinstance(at_once, Outcome):
-                if made_up:
-                    at_once.request_id = None
-                return at_once
             if at_once is not None:
                 return at_once
             self.store.wait_for_holder(game_id)
