@@ -1,4 +1,5 @@
-"""Rule code runs in sandbox workers: bounded in steps, memory and time, and isolated."""
+"""Rule code runs in sandbox workers: bounded in steps, memory and time, and isolated (a
+worker that must be killed costs the rule that was running, and no other)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 
 import pytest
 
+from scriba.rulecode.cost import CALL_STEPS_TEXT, KILLED_TEXT, MEMORY_TEXT
 from scriba.rulecode.host import SandboxHost
 from scriba.rulecode.pool import WorkerPool
 
@@ -115,6 +117,34 @@ def test_transform_runs_through_every_rule_in_order(host):
 
 
 def test_an_answer_too_large_is_refused_without_filling_the_server(host):
+    host.budget = 10 ** 5  # a result of 40 million characters costs 10,000 steps
     result = call(host, "def f(game):\n    return ['y' * 1000000 for i in range(40)]\n")
     assert result.error is not None and "MiB of data" in result.error
     assert call(host, "def f(game):\n    return 7\n").value == 7
+
+
+def test_top_level_code_runs_under_the_proposing_budget(host):
+    looping = ("def f():\n    n = 0\n    for i in range(1000000000):\n        n += 1\n"
+               "    return n\n\nX = f()\n")
+    info = host.inspect(looping)
+    assert info.error == CALL_STEPS_TEXT and not info.transient
+    huge = "X = [0] * (len('abcd') << 24)\n"  # 512 MiB, made when the code is compiled
+    info = host.inspect(huge)
+    assert info.error == MEMORY_TEXT and not info.transient  # refused for what it is
+
+
+SORTS = ("def f(game):\n    big = [[0] * 1000] * 3000\n    for i in range(1000):\n"
+         "        sorted(big)\n    return 1\n")  # a step that cannot be interrupted
+
+
+def test_a_worker_killed_in_one_rules_step_costs_that_rule_alone(host):
+    host.budget = 500  # a call may take 0.5 s: killed after 1 s
+    order = [("1", SORTS), ("2", "def f(game):\n    return 2\n")]
+    call(host, "def f(game):\n    return 0\n")  # a worker is up
+    with host.command():
+        first, second = host.call(order, ["1", "2"], "f", {"now": ""}, [])
+        again, other = host.call(order, ["1", "2"], "f", {"now": ""}, [])
+    assert first.error == KILLED_TEXT and (second.error, second.value) == (None, 2)
+    assert again.error == KILLED_TEXT and again.stopped  # not called again in the command
+    assert (other.error, other.value) == (None, 2)
+    assert host.pool.respawns == 1  # the worker told which rule it was running

@@ -24,7 +24,7 @@ from scriba.kernel.declarations import Declarations
 from scriba.kernel.errors import Refused
 from scriba.kernel.events import Event, make_event
 from scriba.kernel.host import CodeInfo, RuleHost, RuleRef
-from scriba.kernel.in_force import RulesInForce, aborted
+from scriba.kernel.in_force import RulesInForce
 from scriba.kernel.journal import trial
 from scriba.kernel.reactions import NOT_DISPATCHED, Run
 from scriba.kernel.state import GameState
@@ -136,8 +136,14 @@ class Engine:
             raise Refused("unknown_action", action=command.action,
                           available=", ".join(sorted(decl.actions)) or "-")
         check_actor(state, command.actor, command.action, action)
-        args = check_args(self.rules, state, command.action, command.args, action)
-        with self.command(), trial(state):
+        # Proposed code is compiled while checking the arguments: within the command's budget.
+        with self.command():
+            args = check_args(self.rules, state, command.action, command.args, action)
+            return self._decide(state, command, action, args, now)
+
+    def _decide(self, state: GameState, command: Command, action: dict[str, Any],
+                args: dict[str, Any], now: str) -> list[Event]:
+        with trial(state):
             run = Run(self, state, now)
             first = self._primary_event(run, command, action, args, now)
             order = run.precedence()
@@ -148,9 +154,10 @@ class Engine:
                        "kind": action.get("kind", "plain"), "args": args}
             aborts: list[Event] = []
             for result in run.call_all("check", view, [request]):
+                aborts += run.aborts_of(result, "check", now)
                 if result.error:
-                    aborts.append(aborted(result.rule_id, "check", result.error, now))
-                elif result.value:
+                    continue
+                if result.value:
                     message = result.value.get("message") if isinstance(result.value, dict) \
                         else result.value
                     raise Refused.by_rule(str(message)[:_MAX_MESSAGE], result.rule_id)

@@ -30,6 +30,13 @@ class HookResult:
     rule_id: str
     value: Any = None
     error: str | None = None  # why the call was aborted (budget, memory, error, killed)
+    hook: str | None = None  # set for a nested call: the hook that was called
+    # The rule was not called: it had already spent what it may in this command, or been
+    # stopped (recorded once per rule and hook in a command).
+    stopped: bool = False
+    # The aborted calls of other rules' hooks this call made (``transform``): each its
+    # own rule's abort, never this call's.
+    aborts: list[HookResult] = field(default_factory=list)
 
 
 RuleRef = tuple[str, str]  # (rule id, code)

@@ -5,7 +5,10 @@ A :class:`Run` applies events to the state it is given (inside a
 Each event is offered to the rules' ``on_<type>`` hooks; the effects they return become
 further events, and adopted rule changes become ``rule_changed`` events before anything
 else queued. The limits of :mod:`scriba.kernel.limits` bound a run: past them a rule's
-reaction is aborted (recorded), never the command.
+reaction is aborted (recorded), never the command. Every abort is its own rule's: a
+nested call that fails (a ``transform`` made by another rule's code) is recorded as the
+abort of the rule whose hook it called, and a rule the host no longer calls in this
+command (it has spent what it may) is recorded once per hook (:meth:`Run.aborts_of`).
 """
 
 from __future__ import annotations
@@ -118,6 +121,20 @@ class Run:
             p["value"] = holder[p["name"]]
         return event
 
+    def aborts_of(self, result: HookResult, hook: str, time: str) -> list[Event]:
+        """The records of what was aborted in a call: the nested calls it made (each its
+        own rule's), then the call itself. A rule that was not called because it had
+        nothing left to spend in this command is recorded once per hook."""
+        events = [event for nested in result.aborts
+                  for event in self.aborts_of(nested, nested.hook or hook, time)]
+        if result.error:
+            key = (result.rule_id, hook)
+            if not result.stopped or key not in self._stopped:
+                if result.stopped:
+                    self._stopped.add(key)
+                events.append(aborted(result.rule_id, hook, result.error, time))
+        return events
+
     def _limited(self, hook: str, targets: list[str], time: str, reason: str) -> list[Event]:
         """Every rule that would react is stopped by a limit: recorded once per rule."""
         events = []
@@ -151,8 +168,8 @@ class Run:
         initials = self.rules.declarations(self.state).initials()
         produced: list[Event] = []
         for result in asked:
+            produced += self.aborts_of(result, hook, time)
             if result.error:
-                produced.append(aborted(result.rule_id, hook, result.error, time))
                 continue
             try:
                 converted = self._convert(result, hook, EffectContext(
@@ -288,7 +305,8 @@ class Run:
         view = build_view(self.state, order, now=now)
         result, failed = self.engine.host.transform(self.rules.coded_rules(self.state), name,
                                                     view, value, context)
-        self.push([aborted(r.rule_id, hook, r.error, now) for r in failed if r.error])
+        self.push([event for result in failed
+                   for event in self.aborts_of(result, result.hook or hook, now)])
         return result
 
     def _new_variables(self, time: str) -> list[Event]:

@@ -100,11 +100,16 @@ written so far). When a payload's shape changes, the type's version goes up and
 :mod:`scriba.kernel.upgrade` gains the step from the old version, applied when old events
 are read: a game that runs for years keeps replaying.
 
-Limits: each call may run a bounded number of steps (a deterministic step budget, a few
-tenths of a second of work), use a bounded amount of memory (1 GiB of address space),
-return at most 16 MiB of data, and is killed after a wall-clock limit (10 s). An aborted call is
+Limits (:mod:`scriba.kernel.limits`; who pays for what: :mod:`scriba.rulecode.cost`):
+each call may run 2,000 steps — a step is about a thousand loop iterations or function
+calls, or a call of a helper (``std.*``, ``transform``, ``round``, ``floor``, ``ceil``),
+plus a step per ten values and per 4,096 characters the helper is given or gives back,
+and as much for what the call returns — and 2 s; in all its calls of one command a rule
+may spend a fifth of the command's budget (20,000 steps, 2 s), and it is owed an even
+part of it whatever the other rules spend. A call may add 512 MiB to its worker's memory
+(a rule's top-level code 32 MiB) and return at most 16 MiB of data. An aborted call is
 recorded in the game log as ``rule_code_aborted`` with the rule and the reason; the game
-goes on as if that rule had returned nothing.
+goes on as if that rule had returned nothing (a ``transform`` goes on without it).
 '''
 
 from __future__ import annotations

@@ -1,17 +1,23 @@
 """The kernel's :class:`RuleHost`, backed by the sandbox worker pool.
 
-Budgets. Each hook call may run ``budget`` steps (``check_cancelled`` polls). Each
-decision of the kernel — a command, a timer firing, a query — opens :meth:`command`, and
-all the rule code it runs shares one budget: ``command_steps`` polls and
-``command_seconds`` of wall-clock time. A call made after the budget is spent is aborted
-without running. Proposing code runs its declarations under ``inspect_seconds``.
+Budgets (the design is :mod:`scriba.rulecode.cost`'s; the figures
+:mod:`scriba.kernel.limits`'). Each decision of the kernel — a command, a timer firing, a
+query, a dry run — opens :meth:`command`, and all the rule code it runs is charged to one
+:class:`~scriba.rulecode.cost.Ledger`: ``budget`` steps a call, a fifth of the command's
+``command_steps`` and ``command_seconds`` a rule, and the command's budget shared with an
+even part owed to every rule. Each request carries the ledger; the worker enforces it call
+by call and says what each rule spent. A request whose worker died while running a rule's
+code (killed: a step overran its call's time; or out of memory) names that rule: it is
+stopped for the rest of the command and the request is asked again without it, so its
+failure is never another rule's. Code that is proposed is compiled and its declarations
+run under ``budget`` steps a call and ``inspect_seconds`` in all; inside a command, that
+time counts towards the command's budget too.
 """
 
 from __future__ import annotations
 
 import functools
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,32 +25,36 @@ from typing import Any
 
 from scriba.kernel.caches import keep
 from scriba.kernel.host import CodeInfo, HookResult, RuleRef
+from scriba.kernel.limits import (
+    COMMAND_SECONDS,
+    COMMAND_STEPS,
+    KILL_GRACE,
+    PROPOSING_SECONDS,
+    STEPS_PER_CALL,
+)
 from scriba.kernel.view import GameView
+from scriba.rulecode.cost import (
+    COMMAND_TIME_TEXT,
+    KILLED_TEXT,
+    MEMORY_TEXT,
+    WALL_CLOCK,
+    Ledger,
+    Limits,
+)
 from scriba.rulecode.pool import WorkerPool
 from scriba.rulecode.std import version_of as std_version
 from scriba.rulecode.viewparts import EncodedParts, PartStore, seal, views_for
-from scriba.rulecode.worker import COMMAND_STEPS_TEXT, WALL_CLOCK_TEXT, code_hash
+from scriba.rulecode.worker import code_hash
 
-DEFAULT_BUDGET = 2000  # check_cancelled polls per call: 0.1-0.4 s of tight Starlark loops
-DEFAULT_COMMAND_STEPS = 50 * DEFAULT_BUDGET  # polls for all the rule code of one command
-DEFAULT_COMMAND_SECONDS = 10.0  # wall clock for all the rule code of one command
-DEFAULT_INSPECT_SECONDS = 2.0  # compiling proposed code and running its declarations
-# A worker that has to be killed needs a moment beyond the deadline it was given.
-_GRACE = 0.5
+DEFAULT_BUDGET = STEPS_PER_CALL
+DEFAULT_COMMAND_STEPS = COMMAND_STEPS
+DEFAULT_COMMAND_SECONDS = COMMAND_SECONDS
+DEFAULT_INSPECT_SECONDS = PROPOSING_SECONDS
 # Every request names each rule's code by its hash: computed once per code text, not per
 # request (a dozen sha256 of whole rule texts per call added up).
 _hash = functools.lru_cache(maxsize=4096)(code_hash)
 # One call of :meth:`SandboxHost.call_many`: (targets, hook, view, args).
 Call = tuple[list[str], str, "GameView | dict[str, Any]", list[Any]]
-
-
-class _Budget:
-    def __init__(self, steps: int, seconds: float) -> None:
-        self.steps = steps
-        self.deadline = time.monotonic() + seconds
-
-    def seconds_left(self) -> float:
-        return self.deadline - time.monotonic()
 
 
 class SandboxHost:
@@ -59,59 +69,74 @@ class SandboxHost:
             min(DEFAULT_COMMAND_SECONDS, self.pool.wall_clock)
         self.inspect_seconds = inspect_seconds
         self._info: OrderedDict[str, CodeInfo] = OrderedDict()
-        self._local = threading.local()  # the budget of the command this thread decides
+        self._local = threading.local()  # the ledger of the command this thread decides
         self._encoded = EncodedParts()
         self.calls = 0
+
+    @property
+    def limits(self) -> Limits:
+        return Limits.of(self.budget, self.command_steps, self.command_seconds)
 
     @contextmanager
     def command(self) -> Iterator[None]:
         """One budget for every call made inside (an inner scope shares the outer one)."""
-        if getattr(self._local, "budget", None) is not None:
+        if getattr(self._local, "ledger", None) is not None:
             yield
             return
-        self._local.budget = _Budget(self.command_steps, self.command_seconds)
+        self._local.ledger = Ledger(self.limits)
         try:
             yield
         finally:
-            self._local.budget = None
+            self._local.ledger = None
 
-    def _current(self) -> _Budget:
-        budget = getattr(self._local, "budget", None)
+    def ledger(self) -> Ledger | None:
+        """What the rule code of the command under way has spent so far (None outside)."""
+        return getattr(self._local, "ledger", None)
+
+    def _current(self) -> Ledger:
+        ledger = getattr(self._local, "ledger", None)
         # A call outside any command (a benchmark, a test) has a budget of its own.
-        return budget if budget is not None else _Budget(self.command_steps,
-                                                         self.command_seconds)
+        return ledger if ledger is not None else Ledger(self.limits)
 
     def inspect(self, code: str) -> CodeInfo:
         digest = _hash(code)
         if digest in self._info:
             return self._info[digest]
+        ledger = getattr(self._local, "ledger", None)
         seconds = self.inspect_seconds
+        if ledger is not None:  # inside a command: within what the command has left
+            seconds = min(seconds, ledger.limits.command_seconds - ledger.seconds)
+            if seconds <= 0:
+                return CodeInfo(error=COMMAND_TIME_TEXT.format(ledger.limits.command_seconds),
+                                transient=True)
         answer = self.pool.request({"op": "inspect", "code": code, "budget": self.budget,
-                                    "seconds": seconds}, timeout=seconds + _GRACE)
+                                    "seconds": seconds}, timeout=seconds + 2 * KILL_GRACE)
+        if ledger is not None:
+            for steps, spent in (answer.get("spent") or {}).values():
+                ledger.steps += steps
+                ledger.seconds += spent
         if "died" in answer or "fatal" in answer:
-            # Not cached: a killed worker says nothing about the code itself.
-            return CodeInfo(error=answer.get("died") or answer.get("fatal"), transient=True)
+            error = answer.get("died") or answer.get("fatal")
+            # The code's own doing (memory) is refused; a killed or crashed worker says
+            # nothing certain about the code: not cached, asked again next time.
+            return keep(self._info, digest, CodeInfo(error=error), 4096) \
+                if error == MEMORY_TEXT and answer.get("running") else \
+                CodeInfo(error=error, transient=True)
         if "error" in answer:
             info = CodeInfo(error=answer["error"])
         else:
             info = CodeInfo(hooks=frozenset(answer["hooks"]),
                             declarations=answer["declarations"])
-        if info.error and WALL_CLOCK_TEXT in info.error:  # time depends on the load
+        if info.error and WALL_CLOCK in info.error:  # time depends on the load
             return CodeInfo(error=info.error, transient=True)
         return keep(self._info, digest, info, 4096)
 
     def _ask(self, order: list[RuleRef], payload: dict[str, Any],
              views: list[GameView | dict[str, Any]]) -> dict[str, Any]:
-        budget = self._current()
-        seconds = budget.seconds_left()
-        if budget.steps <= 0:
-            return {"died": COMMAND_STEPS_TEXT, "spent": True}
-        if seconds <= 0:
-            return {"died": f"{WALL_CLOCK_TEXT[:-1]}: the command's "
-                            f"{self.command_seconds:g} s for rule code are spent)",
-                    "spent": True}
+        ledger = self._current()
+        ledger.rules = max(ledger.rules, len(order))
         payload = {**payload, "order": [[rid, _hash(code)] for rid, code in order],
-                   "budget": self.budget, "steps": budget.steps, "seconds": seconds}
+                   "budget": self.budget}
         self.calls += 1
 
         def prepare(mirror: PartStore[None], request: dict[str, Any],
@@ -120,15 +145,29 @@ class SandboxHost:
             sent, lines = views_for(views, mirror, self._encoded, reset)
             return {**request, **sent}, lines
 
-        answer = self.pool.request(payload, timeout=seconds + _GRACE, prepare=prepare)
-        if answer.get("missing"):
-            codes = {_hash(code): code for _, code in order}
-            payload["seconds"] = max(budget.seconds_left(), 0.001)
-            answer = self.pool.request({**payload, "codes": codes},
-                                       timeout=payload["seconds"] + _GRACE, prepare=prepare)
-        budget.steps -= int(answer.get("polls", 0))
-        if answer.get("timed_out"):
-            budget.deadline = 0  # the time is spent: no further call in this command
+        # The most the request may take, its rules' parts and a kill's grace included:
+        # the worker enforces the ledger, the pool's deadline is only a backstop.
+        limits = ledger.limits
+        timeout = 2 * limits.command_seconds + 2 * KILL_GRACE
+        for _ in range(len(order) + 1):
+            payload["ledger"] = ledger.to_json()
+            answer = self.pool.request(payload, timeout=timeout, prepare=prepare)
+            if answer.get("missing"):
+                codes = {_hash(code): code for _, code in order}
+                answer = self.pool.request({**payload, "codes": codes}, timeout=timeout,
+                                           prepare=prepare)
+            ledger.take(answer.get("spent"))
+            running = answer.get("running") if "died" in answer else None
+            if not running or running[0] in ledger.stopped:
+                break
+            # A rule's code took its worker down: that rule alone is stopped, and the
+            # calls are asked again (what the others did was lost with the worker).
+            ledger.stop(running[0], MEMORY_TEXT if answer["died"] == MEMORY_TEXT
+                        else KILLED_TEXT)
+        if answer.get("timed_out") and not answer.get("running"):
+            # Killed outside any rule's code: the command's time is taken as spent (rules
+            # that have not used their even part still get it).
+            ledger.seconds = max(ledger.seconds, limits.command_seconds)
         return answer
 
     def call(self, order: list[RuleRef], targets: list[str], hook: str,
@@ -137,15 +176,14 @@ class SandboxHost:
                                    "args": args,
                                    "std": std_version(_settings(view))}, [view])
         failure = _failure(answer)
-        if failure and len(targets) > 1 and not answer.get("timed_out") \
-                and not answer.get("spent"):
-            # The batch died (e.g. one rule exhausted memory): ask each rule on its own so
-            # that only the culprit's call is aborted.
+        if failure and len(targets) > 1 and not answer.get("timed_out"):
+            # The batch died and no rule could be blamed: ask each rule on its own so that
+            # only the culprit's call is aborted.
             return [result for rid in targets
                     for result in self.call(order, [rid], hook, view, args)]
         if failure:
             return [HookResult(rid, error=failure) for rid in targets]
-        return [HookResult(rid, value, error) for rid, value, error in answer["results"]]
+        return [_result(item) for item in answer["results"]]
 
     def call_many(self, order: list[RuleRef], calls: list[Call]) -> list[list[HookResult]] | None:
         """Several calls in one request, made in order, each with its own view: their
@@ -155,8 +193,7 @@ class SandboxHost:
             "std": std_version(_settings(calls[0][2]))}, [view for _, _, view, _ in calls])
         if _failure(answer):
             return None
-        return [[HookResult(rid, value, error) for rid, value, error in results]
-                for results in answer["results"]]
+        return [[_result(item) for item in results] for results in answer["results"]]
 
     def seal(self, view: GameView | dict[str, Any]) -> GameView | dict[str, Any]:
         """The view with its parts' JSON made now, so that it stays right once the state
@@ -171,9 +208,23 @@ class SandboxHost:
         failure = _failure(answer)
         if failure:
             hook = f"transform_{name}"
-            return value, [HookResult(rid, error=failure) for rid, code in order
+            return value, [HookResult(rid, error=failure, hook=hook) for rid, code in order
                            if hook in self.inspect(code).hooks]
-        return answer["value"], [HookResult(rid, error=err) for rid, err in answer["aborts"]]
+        return answer["value"], [_abort(item) for item in answer["aborts"]]
+
+
+def _result(item: list[Any]) -> HookResult:
+    """A call's answer: [rule, value, error, extra] (extra: nested aborts, stopped)."""
+    rule_id, value, error, *rest = item
+    extra = (rest[0] if rest else None) or {}
+    return HookResult(rule_id, value, error, stopped=bool(extra.get("stopped")),
+                      aborts=[_abort(nested) for nested in extra.get("aborts") or []])
+
+
+def _abort(item: list[Any]) -> HookResult:
+    """An aborted nested call: [rule, hook, error, stopped]."""
+    rule_id, hook, error, stopped = item
+    return HookResult(rule_id, error=error, hook=hook, stopped=bool(stopped))
 
 
 def _settings(view: GameView | dict[str, Any]) -> Any:
@@ -183,7 +234,7 @@ def _settings(view: GameView | dict[str, Any]) -> Any:
 def _failure(answer: dict[str, Any]) -> str | None:
     if "died" in answer:
         return str(answer["died"])
-    for key in ("fatal", "compile_error", "error"):
+    for key in ("fatal", "error"):
         if key in answer:
             return str(answer[key])
     if answer.get("missing"):

@@ -1,13 +1,15 @@
 """A rule host that runs rule code in the calling process, for tests.
 
 It is the sandbox host with the worker processes taken out: the same
-:class:`~scriba.rulecode.worker.Worker` (same ``Sandbox``, same compile cache, same step
-budget, same plain-data checks) answers the same requests, only through a method call
-instead of a pipe. Requests are copied through JSON and answers are built fresh by the
-worker's plain-data check, so what rule code sees and returns is what it would across
-the pipe (tuples become lists, keys become strings). What it does not give: the
-address-space limit and the wall-clock kill, which need a separate process — tests about
-those use :class:`~scriba.rulecode.host.SandboxHost`.
+:class:`~scriba.rulecode.worker.Worker` (same ``Sandbox``, same compile cache, same
+budgets and ledger, same plain-data checks) answers the same requests, only through a
+method call instead of a pipe. Requests are copied through JSON and answers are built
+fresh by the worker's plain-data check, so what rule code sees and returns is what it
+would across the pipe (tuples become lists, keys become strings). What it does not give
+is the worker's :class:`~scriba.rulecode.worker.Guard`: the address-space limits (of the
+worker, of a call, of a rule's top-level code) and the kill of a step that overruns its
+call's time, which need a separate process — tests about those use
+:class:`~scriba.rulecode.host.SandboxHost`.
 Never use it to serve games: rule code would share the server's memory.
 """
 
@@ -26,8 +28,7 @@ from scriba.rulecode.worker import Worker, _error_text
 class InProcessPool:
     """Stands where a :class:`~scriba.rulecode.pool.WorkerPool` stands: one worker, no process."""
 
-    # No process to kill: the wall clock only bounds the command's budget (the worker
-    # checks it at each poll), as it does in a real worker.
+    # No process to kill: a call's time is checked at each step, as in a real worker.
     wall_clock = 10.0
 
     def __init__(self) -> None:

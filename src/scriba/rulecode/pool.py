@@ -2,10 +2,13 @@
 
 Rule code never runs in the server process. Each worker is a child process with an
 address-space limit. A request that does not answer by its deadline kills its worker and
-is answered with an error — not retried: the time is spent. A worker that dies for
-another reason (a crash) is replaced and the request retried once, within what is left
-of the same deadline. A caller never waits behind another caller's slow request: when no
-worker is idle a new one is started, up to ``max_size``.
+is answered with an error — not retried: the time is spent. So is a worker that killed
+itself (its timer: a step of rule code overran its call's time) or ran out of memory
+while running a rule's code: the answer names that rule (``running``, from the mark the
+worker keeps at the start of its stderr file) so that the host stops only that rule. A
+worker that dies for another reason (a crash) is replaced and the request retried once,
+within what is left of the same deadline. A caller never waits behind another caller's
+slow request: when no worker is idle a new one is started, up to ``max_size``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import json
 import os
 import queue
 import selectors
+import signal
 import subprocess
 import sys
 import tempfile
@@ -24,12 +28,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from scriba.kernel.limits import WORKER_MEMORY
+from scriba.rulecode.cost import KILLED_TEXT, MEMORY_TEXT
 from scriba.rulecode.viewparts import PartStore, ask_with_parts
+from scriba.rulecode.worker import Guard, read_mark
 
 # Makes a request, and the lines that follow it, for one worker from its store of parts.
 Prepare = Callable[..., tuple[dict[str, Any], bytes]]
 
-DEFAULT_MEMORY = 1024 * 1024 * 1024
+DEFAULT_MEMORY = WORKER_MEMORY
 DEFAULT_WALL_CLOCK = 10.0
 # Workers started when every one is busy; beyond this, a caller waits for one to be free.
 DEFAULT_MAX_WORKERS = 16
@@ -39,9 +46,10 @@ _PIPE_BYTES = 1024 * 1024  # Linux's default ceiling for an unprivileged process
 
 
 class WorkerDied(Exception):
-    def __init__(self, message: str, timed_out: bool = False) -> None:
+    def __init__(self, message: str, timed_out: bool = False, final: bool = False) -> None:
         super().__init__(message)
         self.timed_out = timed_out
+        self.final = final or timed_out  # the rule's own doing: asking again would repeat it
 
 
 class WorkerProcess:
@@ -91,7 +99,7 @@ class WorkerProcess:
                                  "the rule's code was stopped)", timed_out=True)
             chunk = os.read(fd, 1 << 20)
             if not chunk:
-                raise WorkerDied(self._death_reason())
+                raise self._death()
             self._buffer += chunk
             if len(self._buffer) > MAX_ANSWER_BYTES:
                 raise WorkerDied(f"the rule's code returned more than "
@@ -99,14 +107,23 @@ class WorkerProcess:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return json.loads(line)
 
-    def _death_reason(self) -> str:
+    def _death(self) -> WorkerDied:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=2)
+        if self.process.returncode == -signal.SIGALRM:  # its own timer: see worker.Guard
+            return WorkerDied(KILLED_TEXT, timed_out=True)
         self.stderr.seek(0)
         printed = self.stderr.read(65536).decode(errors="replace")
         if "memory allocation" in printed or "MemoryError" in printed:
-            return "memory limit exceeded (the rule's code allocated too much and was stopped)"
-        return f"worker {self.pid} died during the call (exit {self.process.returncode})"
+            return WorkerDied(MEMORY_TEXT, final=self.running() is not None)
+        return WorkerDied(f"worker {self.pid} died during the call "
+                          f"(exit {self.process.returncode})")
+
+    def running(self) -> list[str] | None:
+        """The rule and hook the worker is running (or was, when it died), if any."""
+        with contextlib.suppress(OSError, ValueError):
+            return read_mark(os.pread(self.stderr.fileno(), Guard.MARK, 0))
+        return None
 
     def kill(self) -> None:
         self._selector.close()
@@ -198,10 +215,12 @@ class WorkerPool:
                 answer = _ask(worker, payload, deadline, prepare)
             except WorkerDied as died:
                 last_error = str(died)
+                running = worker.running()
                 self._discard(worker)
                 self.respawns += 1
-                if died.timed_out:
-                    return {"died": last_error, "timed_out": True}
+                if died.final:
+                    return {"died": last_error, "timed_out": died.timed_out,
+                            "running": running}
                 continue
             self._release(worker)
             return answer

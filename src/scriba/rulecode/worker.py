@@ -1,35 +1,57 @@
 """A sandbox worker: a separate process that runs rule code and nothing else.
 
 Started by :mod:`scriba.rulecode.pool` with an address-space limit. It reads one JSON
-request per line on stdin (a request with ``"view": true`` is followed by a second line,
-the game view's JSON as is) and writes one JSON answer per line on stdout. Compiled rule
-modules are cached by the hash of their code.
+request per line on stdin (followed by one line for each part of the game view it sends)
+and writes one JSON answer per line on stdout. Compiled rule modules are cached by the
+hash of their code.
 
-Budgets: every hook call has a step budget counted in ``check_cancelled`` polls, which
-arrive after a fixed amount of work, so a runaway loop stops at the same point on every
-run; a request also carries ``steps``, the polls left to the whole command, and
-``seconds``, its wall-clock time left, checked at each poll. The answer says how many
-polls it used (``polls``).
+Budgets (:mod:`scriba.rulecode.cost`): a request carries the command's ``ledger``; every
+call — and the compiling of a rule's code, whose top-level code runs then — runs in a
+frame of its rule, metered in steps (Starlark's ``check_cancelled`` polls and the charges
+of the native helpers) and seconds, within that rule's allowance. The answer says what
+each rule spent (``spent``); a call that was not run because its rule has nothing left
+says so (``stopped``), and so do the aborts of nested ``transform`` calls (``aborts``).
+
+What only a process can do (:class:`Guard`, used by :func:`main`): before each frame the
+worker writes which rule is running at the start of its stderr file (the pool reads it if
+the worker dies, so that only that rule is stopped), arms a timer whose signal kills the
+process ``KILL_GRACE`` after the frame's time is up (a step that cannot be interrupted: a
+huge allocation, a builtin on a huge value) and lowers its address-space limit to what it
+uses plus ``MEMORY_PER_CALL`` (``MODULE_MEMORY`` for a rule's top-level code, whose values
+stay with the compiled module in the cache).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import os
 import re
 import resource
+import signal
+import stat
 import sys
-import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import starlark as sl
 
+from scriba.kernel.limits import KILL_GRACE, MEMORY_PER_CALL, MODULE_MEMORY, WORKER_MEMORY
 from scriba.kernel.registry import DECLARATIONS as DECLARATION_HOOKS
 from scriba.kernel.registry import hook_name_error
 from scriba.rulecode import std
+from scriba.rulecode.cost import (
+    CALL_STEPS_TEXT,
+    MEMORY_TEXT,
+    Frame,
+    Ledger,
+    Limits,
+    Meter,
+    weight,
+)
 from scriba.rulecode.viewparts import PartStore
 
 _CACHE_SIZE = 512
@@ -37,15 +59,11 @@ _CACHE_SIZE = 512
 # chain of views each holds on to stays short.
 _MAX_VIEW_CHAIN = 32
 _MAX_TRANSFORM_DEPTH = 8
-
-
-class BudgetExceeded(Exception):
-    pass
-
-
-WALL_CLOCK_TEXT = "wall-clock limit exceeded (the rule's code ran too long and was stopped)"
-COMMAND_STEPS_TEXT = ("step budget of the command exceeded (the rules' code together ran "
-                      "too long and was stopped)")
+# The frame's name for compiling a rule's code, and the rule proposing code stands for.
+TOP_LEVEL = "(top level)"
+PROPOSED = "(proposed)"
+# One call's outcome: its value, why it was aborted, whether its rule was stopped before.
+Outcome = tuple[Any, str | None, bool]
 
 
 def code_hash(code: str) -> str:
@@ -57,8 +75,67 @@ def _round(x: Any) -> int:
     return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
 
 
-class Sandbox:
+class Guard:
+    """What only a worker process can do around a frame: say which rule runs (at the
+    start of its stderr file, read by the pool if the process dies), kill the process when
+    a step overruns its frame's time, and bound the memory a call may add."""
+
+    MARK = 128  # bytes at the start of stderr kept for the mark; the rest is stderr's
+
     def __init__(self) -> None:
+        self.marks = stat.S_ISREG(os.fstat(2).st_mode)
+        if self.marks:  # the place of the mark, before anything else is written there
+            os.write(2, b" " * (self.MARK - 1) + b"\n")
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)  # even if the parent ignored it
+        self.hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        self._statm = os.open("/proc/self/statm", os.O_RDONLY)
+
+    def enter(self, frame: Frame, outermost: bool) -> None:
+        if outermost:  # what a call, or a rule's top-level code, may add to the worker
+            more = MODULE_MEMORY if frame.hook == TOP_LEVEL else MEMORY_PER_CALL
+            self._limit_memory(self.address_space() + more)
+        self.arm(frame)
+
+    def arm(self, frame: Frame) -> None:
+        """``frame`` is the one running (again): mark it, kill it past its time."""
+        self._mark(json.dumps([frame.rule, frame.hook]))
+        seconds = max(frame.deadline - frame.resumed, 0) + KILL_GRACE
+        # SIGALRM's default action ends the process; no limit (a bare request): no timer.
+        signal.setitimer(signal.ITIMER_REAL, seconds if math.isfinite(seconds) else 0)
+
+    def leave(self) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        self._mark("")
+        self._limit_memory(self.hard)
+
+    def address_space(self) -> int:
+        return int(os.pread(self._statm, 64, 0).split()[0]) * resource.getpagesize()
+
+    def _limit_memory(self, limit: int) -> None:
+        if self.hard != resource.RLIM_INFINITY:
+            limit = min(limit, self.hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, self.hard))
+
+    def _mark(self, text: str) -> None:
+        if self.marks:
+            line = text.encode()
+            if len(line) >= self.MARK:
+                line = b""  # an unusually long rule id: the pool will not know the culprit
+            os.pwrite(2, line.ljust(self.MARK - 1) + b"\n", 0)
+
+
+def read_mark(stderr_head: bytes) -> list[str] | None:
+    """The rule and hook a worker was running, from the start of its stderr file."""
+    first = stderr_head[:Guard.MARK].split(b"\n", 1)[0].strip()
+    try:
+        mark = json.loads(first) if first else None
+    except ValueError:
+        return None
+    return mark if isinstance(mark, list) and len(mark) == 2 else None
+
+
+class Sandbox:
+    def __init__(self, guard: Guard | None = None) -> None:
         self.modules: OrderedDict[str, sl.FrozenModule] = OrderedDict()
         self.codes: dict[str, str] = {}
         self.hooks: dict[str, frozenset[str]] = {}  # the names each code defines
@@ -67,15 +144,22 @@ class Sandbox:
         self.dialect = sl.Dialect.standard()
         self.dialect.enable_load = False
         self.dialect.enable_f_strings = True
-        self.polls = 0
-        self.budget = 0
-        self.deadline = math.inf  # time.monotonic() past which any call is stopped
-        self.why = ""  # which limit stopped the last call
-        self.steps_left = math.inf  # polls left to the whole command
+        self.meter = Meter()
+        self.guard = guard  # a worker process's; None in the server's process (tests)
+        self.poisoned = False  # after an out-of-memory panic the process is not trusted
+        self.nested: list[list[Any]] = []  # aborted nested calls: [rule, hook, why, stopped]
+        # Codes that did not compile in this request: why, and whether their rule had
+        # been stopped before (so was not even compiled).
+        self.failed: dict[str, tuple[str, bool]] = {}
         self.order: list[tuple[str, str]] = []
         self.depth = 0
         self.std_version = std.CURRENT  # the calling game's, set with every request
-        self._std = std.natives(lambda: self.std_version)
+        # The helpers run in Python, where Starlark's polls do not reach: each is charged
+        # by the size of what it handles (scriba.rulecode.cost).
+        self._natives = {name: self._metered(native) for name, native in [
+            *std.natives(lambda: self.std_version).items(),
+            ("transform", self._transform_callback), ("round", _round),
+            ("floor", lambda x: int(math.floor(x))), ("ceil", lambda x: int(math.ceil(x)))]}
         # The parts of game views sent so far, decoded and frozen (or why one could not
         # be), by key; see scriba.rulecode.viewparts.
         self.parts: PartStore[sl.FrozenModule | str] = PartStore()
@@ -96,29 +180,52 @@ class Sandbox:
 
     # --- budget ------------------------------------------------------------------------
     def _cancelled(self) -> bool:
-        self.polls += 1
-        if self.polls > self.budget:
-            self.why = ""
-            return True
-        if self.polls > self.steps_left:
-            self.why = COMMAND_STEPS_TEXT
-            return True
-        if self.polls & 7 == 0 and time.monotonic() > self.deadline:
-            self.why = WALL_CLOCK_TEXT
-            return True
-        return False
-
-    def start_call(self) -> None:
-        self.polls = 0
-        self.why = ""
-
-    def end_call(self) -> int:
-        used, self.polls = self.polls, 0
-        self.steps_left -= used
-        return used
+        return self.meter.poll()
 
     def _options(self) -> sl.EvalOptions:
         return sl.EvalOptions(check_cancelled=self._cancelled, max_callstack_size=200)
+
+    def _metered(self, native: Callable[..., Any]) -> Callable[..., Any]:
+        meter = self.meter
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            meter.charge(1 + weight((args, kwargs), meter.left()))
+            result = native(*args, **kwargs)
+            meter.charge(weight(result, meter.left()))
+            return result
+        return call
+
+    def run(self, rule_id: str, hook: str, thunk: Callable[[], Any],
+            plain: bool = True) -> Outcome:
+        """Run ``thunk`` — one call of a rule's code — in a frame of that rule: its value
+        (plain data, charged like a helper's result, unless ``plain`` is false), or why
+        it was aborted, and whether the rule was stopped before it could run."""
+        frame = self.meter.begin(rule_id, hook)
+        if isinstance(frame, str):
+            return None, frame, True
+        outer = self.meter.frames[-2] if len(self.meter.frames) > 1 else None
+        if self.guard is not None:
+            self.guard.enter(frame, outermost=outer is None)
+        try:
+            value = thunk()
+            if plain:
+                self.meter.charge(weight(value, self.meter.left()))
+                value = _plain(value)
+            return value, None, False
+        except BaseException as exc:  # noqa: BLE001 - includes Rust panics on OOM
+            self.note_panic(exc)
+            return None, _error_text(exc, frame.why), False
+        finally:
+            self.meter.end(frame)
+            if self.guard is not None:
+                if outer is None:
+                    self.guard.leave()
+                else:
+                    self.guard.arm(outer)
+
+    def note_panic(self, exc: BaseException) -> None:
+        if type(exc).__name__ == "PanicException" or isinstance(exc, MemoryError):
+            self.poisoned = True
 
     # --- modules -----------------------------------------------------------------------
     def compile(self, code: str, name: str = "rule.star") -> sl.FrozenModule:
@@ -131,12 +238,8 @@ class Sandbox:
         ast = sl.parse(name, code + _dispatcher(_defined(code)) + std.binding_source(),
                        self.dialect)
         module = sl.Module()
-        for native_name, native in self._std.items():
+        for native_name, native in self._natives.items():
             module.add_callable(native_name, native)
-        module.add_callable("transform", self._transform_callback)
-        module.add_callable("round", _round)
-        module.add_callable("floor", lambda x: int(math.floor(x)))
-        module.add_callable("ceil", lambda x: int(math.ceil(x)))
         sl.eval_with(self._options(), module, ast, self.globals)
         frozen = module.freeze()
         self.modules[digest] = frozen
@@ -157,7 +260,7 @@ class Sandbox:
         """Call ``hook`` of a rule with the view as ``game``. The view is decoded once per
         request, not once per rule: its values are frozen and shared by the calls (the
         view is read-only); each call gets its own top-level dict with ``this_rule``."""
-        view = self._decoded_view()
+        view = self.decoded_view()
         driver = sl.Module()
         driver["scriba_hook"] = hook
         driver["scriba_rule"] = rule_id
@@ -190,10 +293,10 @@ class Sandbox:
         try:
             sl.eval_with(self._options(), holder, self._part_ast, self.globals)
         except BaseException as exc:  # noqa: BLE001 - every call using it says why
-            return f"the game view could not be read: {_error_text(exc, self.why)}"
+            return f"the game view could not be read: {_error_text(exc)}"
         return holder.freeze()
 
-    def _decoded_view(self) -> sl.FrozenModule:
+    def decoded_view(self) -> sl.FrozenModule:
         if self._view is None:
             keys = list(self.view_request.get("parts") or [])
             changed = self._changed_since_last(keys)
@@ -263,18 +366,31 @@ class Sandbox:
     def _transform_callback(self, name: str, value: Any, context: Any = None) -> Any:
         if self.depth >= _MAX_TRANSFORM_DEPTH:
             raise RuntimeError(f"transform {name!r} nested deeper than {_MAX_TRANSFORM_DEPTH}")
+        value, context = _plain(value), _plain(context)  # the caller's to get right
         self.depth += 1
         try:
-            for rule_id, digest in self.order:
-                if f"transform_{name}" in self.hooks_of(digest):
-                    value = self.call_with_view(self.modules[digest], f"transform_{name}",
-                                                rule_id, [_plain(value), _plain(context)])
-            return value
+            return self.transform_through(f"transform_{name}", value, context)
         finally:
             self.depth -= 1
 
-    def hooks_of(self, digest: str) -> frozenset[str]:
-        return self.hooks[digest]
+    def transform_through(self, hook: str, value: Any, context: Any) -> Any:
+        """``value`` passed through every rule's ``hook`` in order, each call in a frame
+        of its own rule; a call that is aborted leaves the value as it was and is noted
+        in :attr:`nested`."""
+        for rule_id, digest in self.order:
+            if hook not in self.hooks.get(digest, ()):
+                continue
+            module = self.modules.get(digest)
+            if module is None:  # its code could not be compiled in this request
+                self.nested.append([rule_id, hook, *self.failed[digest]])
+                continue
+            result, error, stopped = self.run(rule_id, hook, functools.partial(
+                self.call_with_view, module, hook, rule_id, [value, context]))
+            if error is None:
+                value = result
+            else:
+                self.nested.append([rule_id, hook, error, stopped])
+        return value
 
 
 DISPATCH = "scriba_dispatch_hook"
@@ -310,12 +426,12 @@ def _error_text(exc: BaseException, why: str = "") -> str:
     if "error: Immutable" in text:
         text = text.replace("error: Immutable", "error: Immutable (the game view is read-only "
                             "and immutable: copy a part with dict() or list() to change it)", 1)
-    if "Evaluation cancelled" in text and why:
+    if why:  # a limit stopped the frame (a poll cancelled it, or a helper's charge)
         return why
     if "Evaluation cancelled" in text:
-        return "step budget exceeded (the rule's code ran too long and was stopped)"
+        return CALL_STEPS_TEXT
     if type(exc).__name__ == "PanicException" or isinstance(exc, MemoryError):
-        return "memory limit exceeded (the rule's code allocated too much and was stopped)"
+        return MEMORY_TEXT
     return text[:2000]
 
 
@@ -331,27 +447,29 @@ def _plain(value: Any) -> Any:
 
 
 class Worker:
-    def __init__(self) -> None:
-        self.box = Sandbox()
-        self.poisoned = False  # after an out-of-memory panic the process is not trusted
-        self.used = 0  # polls used by the current request
+    def __init__(self, guard: Guard | None = None) -> None:
+        self.box = Sandbox(guard)
+
+    @property
+    def poisoned(self) -> bool:
+        """After an out-of-memory panic the process is not trusted."""
+        return self.box.poisoned
+
+    def _note_panic(self, exc: BaseException) -> None:
+        self.box.note_panic(exc)
 
     def handle(self, request: dict[str, Any], lines: list[bytes] | None = None
                ) -> dict[str, Any]:
         """Answer one request; ``lines`` are those that followed it (the view's parts)."""
+        self.box.meter.reset(_ledger(request))
         answer = self._handle(request, lines or [])
-        answer["polls"] = self.used
+        answer["spent"] = self.box.meter.spent
         return answer
 
     def _handle(self, request: dict[str, Any], lines: list[bytes]) -> dict[str, Any]:
         op = request.get("op")
         box = self.box
-        box.budget = int(request.get("budget", 2000))
-        box.steps_left = float(request.get("steps", math.inf))
-        seconds = request.get("seconds")
-        box.deadline = math.inf if seconds is None else time.monotonic() + float(seconds)
         box.std_version = std.version_of({"std": request.get("std", std.CURRENT)})
-        self.used = 0
         if op == "ping":
             return {"ok": True, "pid": os.getpid()}
         if op == "inspect":
@@ -361,20 +479,13 @@ class Worker:
         if missing_parts:
             return {"missing_parts": missing_parts}
         views = request.get("views") or [{}]
-        missing = [h for _, h in request["order"] if h not in box.modules]
+        order = [(rid, h) for rid, h in request["order"]]
+        missing = list(dict.fromkeys(h for _, h in order if h not in box.modules))
         codes = request.get("codes") or {}
-        for digest in missing:
-            if digest not in codes:
-                return {"missing": missing}
-            box.start_call()
-            try:
-                box.compile(codes[digest])
-            except BaseException as exc:  # noqa: BLE001 - includes Rust panics on OOM
-                self._note_panic(exc)
-                return {"missing": [], "compile_error": _error_text(exc, box.why)}
-            finally:
-                self.used += box.end_call()
-        box.order = [(rid, h) for rid, h in request["order"]]
+        if any(digest not in codes for digest in missing):
+            return {"missing": missing}
+        box.order = order
+        self._compile(missing, codes)
         box.use_view(views[0])
         if op == "call":
             return {"results": self.call(request)}
@@ -388,86 +499,103 @@ class Worker:
             return self.transform(request)
         return {"error": f"unknown op {op!r}"}
 
-    def _note_panic(self, exc: BaseException) -> None:
-        if type(exc).__name__ == "PanicException" or isinstance(exc, MemoryError):
-            self.poisoned = True
+    def _compile(self, missing: list[str], codes: dict[str, str]) -> None:
+        """Compile the codes this worker lacks, each in a frame of the first rule with
+        it: one that fails fails that rule's calls in this request, and no other's."""
+        box = self.box
+        owners = {digest: rid for rid, digest in reversed(box.order)}
+        for digest in box.failed:
+            if digest not in box.modules:
+                box.hooks.pop(digest, None)
+        box.failed = {}
+        for digest in missing:
+            _, error, stopped = box.run(owners[digest], TOP_LEVEL,
+                                        functools.partial(box.compile, codes[digest]),
+                                        plain=False)
+            if error is not None:
+                box.failed[digest] = (error, stopped)
+                box.hooks[digest] = frozenset(_defined(codes[digest]))
 
     def inspect(self, code: str) -> dict[str, Any]:
         box = self.box
-        box.start_call()
-        try:
-            digest = code_hash(code)
-            module = box.compile(code)
-        except BaseException as exc:  # noqa: BLE001
-            self._note_panic(exc)
-            return {"error": _error_text(exc, box.why)}
-        finally:
-            self.used += box.end_call()
-        hooks = _defined(box.codes[digest])
+        module, error, _ = box.run(PROPOSED, TOP_LEVEL, functools.partial(box.compile, code),
+                                   plain=False)
+        if error is not None:
+            return {"error": error}
+        hooks = _defined(code)
         refused = [e for e in map(hook_name_error, hooks) if e]
         if refused:  # a misspelt hook would silently never be called
             return {"error": "; ".join(refused)}
         declarations: dict[str, Any] = {}
         for hook in DECLARATION_HOOKS:
             if hook in hooks:
-                box.start_call()
-                try:
-                    declarations[hook] = _plain(box.call(module, hook))
-                except BaseException as exc:  # noqa: BLE001
-                    self._note_panic(exc)
-                    return {"error": f"{hook}(): {_error_text(exc, box.why)}"}
-                finally:
-                    self.used += box.end_call()
+                value, error, _ = box.run(PROPOSED, hook, functools.partial(box.call, module,
+                                                                            hook))
+                if error is not None:
+                    return {"error": f"{hook}(): {error}"}
+                declarations[hook] = value
         return {"hooks": hooks, "declarations": declarations}
 
     def call(self, request: dict[str, Any]) -> list[list[Any]]:
         box = self.box
         digests = dict(box.order)
         results = []
+        try:
+            box.decoded_view()  # the kernel's work, not the first rule's
+        except BaseException as exc:  # noqa: BLE001 - a part that could not be read
+            box.note_panic(exc)
+            return [[rule_id, None, _error_text(exc), None] for rule_id in request["targets"]]
         for rule_id in request["targets"]:
-            box.start_call()
             box.depth = 0
-            try:
-                module = box.modules[digests[rule_id]]
-                value = _plain(box.call_with_view(module, request["hook"], rule_id,
-                                                  request["args"]))
-                results.append([rule_id, value, None])
-            except BaseException as exc:  # noqa: BLE001
-                self._note_panic(exc)
-                results.append([rule_id, None, _error_text(exc, box.why)])
-            finally:
-                self.used += box.end_call()
+            box.nested = []
+            digest = digests[rule_id]
+            if digest in box.failed:
+                error, stopped = box.failed[digest]
+                results.append([rule_id, None, error, {"stopped": True} if stopped else None])
+                continue
+            value, error, stopped = box.run(rule_id, request["hook"], functools.partial(
+                box.call_with_view, box.modules[digest], request["hook"], rule_id,
+                request["args"]))
+            extra = {}
+            if box.nested:
+                extra["aborts"] = box.nested
+            if stopped:
+                extra["stopped"] = True
+            results.append([rule_id, value, error, extra or None])
         return results
 
     def transform(self, request: dict[str, Any]) -> dict[str, Any]:
         box = self.box
-        value = request["value"]
-        aborts = []
-        hook = f"transform_{request['name']}"
-        for rule_id, digest in box.order:
-            if hook not in box.hooks_of(digest):
-                continue
-            box.start_call()
-            box.depth = 0
-            try:
-                value = _plain(box.call_with_view(box.modules[digest], hook, rule_id,
-                                                  [value, request.get("context")]))
-            except BaseException as exc:  # noqa: BLE001
-                self._note_panic(exc)
-                aborts.append([rule_id, _error_text(exc, box.why)])
-            finally:
-                self.used += box.end_call()
-        return {"value": value, "aborts": aborts}
+        box.depth = 0
+        box.nested = []
+        try:
+            box.decoded_view()
+        except BaseException as exc:  # noqa: BLE001
+            box.note_panic(exc)
+            return {"error": _error_text(exc)}
+        value = box.transform_through(f"transform_{request['name']}", request["value"],
+                                      request.get("context"))
+        return {"value": value, "aborts": box.nested}
+
+
+def _ledger(request: dict[str, Any]) -> Ledger:
+    """The budget a request runs under: the command's ledger it carries, or (proposing
+    code, a bare request) ``budget`` steps a call and ``seconds`` in all, if given."""
+    if "ledger" in request:
+        return Ledger.from_json(request["ledger"])
+    seconds = float(request["seconds"]) if request.get("seconds") is not None else math.inf
+    steps = float(request.get("budget", Limits.call_steps))
+    return Ledger(Limits(steps, seconds, math.inf, seconds, math.inf, seconds))
 
 
 def _limit_memory() -> None:
-    limit = int(os.environ.get("SCRIBA_WORKER_MEMORY", str(1024 * 1024 * 1024)))
+    limit = int(os.environ.get("SCRIBA_WORKER_MEMORY", str(WORKER_MEMORY)))
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def main() -> None:
     _limit_memory()
-    worker = Worker()
+    worker = Worker(Guard())
     # Binary streams with large buffers: a request carrying a big view is read in a few
     # system calls instead of many small ones.
     requests = os.fdopen(sys.stdin.fileno(), "rb", buffering=1 << 20, closefd=False)

@@ -4,6 +4,11 @@ The proposal is resolved as adopted on a copy of the state, through the kernel's
 reaction machinery (the same path a vote that adopts it takes: ``proposal_resolved`` with
 ``apply`` brings the ``rule_changed`` events, and the rules react to both). Nothing is
 appended and no inbound row is kept: the events exist only in the answer.
+
+All of it runs under one command's budget (:meth:`Engine.settle` opens
+``engine.command()``; see :mod:`scriba.rulecode.cost`), the compiling of the code it
+enacts included: a dry run can never cost more than a command, and a rule it enacts can
+spend no more than its part of it.
 """
 
 from __future__ import annotations
