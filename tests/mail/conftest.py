@@ -6,8 +6,9 @@ import base64
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from email.message import EmailMessage
-from email.utils import make_msgid
+from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from scriba.service.outbox import Outbox
 from scriba.service.service import Service
 
 DOMAIN = "scriba.test"
+SIGNED = ("from", "to", "subject", "message-id", "date")  # what a test signature covers
 
 
 @pytest.fixture(autouse=True)
@@ -57,10 +59,10 @@ class Keys:
         name = name.decode() if isinstance(name, bytes) else name
         return self.published.get(name if name.endswith(".") else name + ".")
 
-    def sign(self, raw: bytes, domain: str, selector: str = "sel") -> bytes:
+    def sign(self, raw: bytes, domain: str, selector: str = "sel",
+             headers: tuple[str, ...] = SIGNED) -> bytes:
         signature = dkim.sign(raw, selector.encode(), domain.encode(), self.private,
-                              include_headers=[b"from", b"to", b"subject", b"message-id",
-                                               b"date"])
+                              include_headers=[name.encode() for name in headers])
         return signature + raw
 
 
@@ -71,12 +73,14 @@ def keys() -> Keys:
 
 def letter(sender: str, to: str, body: str, subject: str = "move",
            message_id: str | None = None, html: str | None = None,
-           attachments: dict[str, bytes] | None = None, **headers: str) -> bytes:
+           attachments: dict[str, bytes] | None = None, date: datetime | None = None,
+           **headers: str) -> bytes:
+    """A letter as a mail client writes it: dated now (or ``date``)."""
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to
     message["Subject"] = subject
-    message["Date"] = "Mon, 02 Mar 2026 10:00:00 +0000"
+    message["Date"] = format_datetime(date or datetime.now(UTC))
     message["Message-ID"] = message_id or make_msgid(domain=sender.rpartition("@")[2])
     for name, value in headers.items():
         message[name.replace("_", "-")] = value

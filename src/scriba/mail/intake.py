@@ -4,11 +4,18 @@
 2. claim the letter (exactly one worker decides it);
 3. never answer automatic mail (Auto-Submitted, Precedence, null sender, daemons, our
    own mail come back: ``X-Loop``);
-4. the game from ``scriba+GAME[.SECRET]@domain`` or ``[GAME]`` in the subject;
-5. the player: the personal address's secret, or the From's registered address with a
-   DKIM signature of its domain; otherwise the letter is held and the registered address
-   told how to confirm it; an unknown sender gets one short answer a day;
-6. each command in order through ``service.perform(..., channel="mail",
+4. the game from ``scriba+GAME[.SECRET]@domain`` (envelope or headers) or ``[GAME]`` in
+   the subject;
+5. the player: the personal address's secret (any recipient), or the From's registered
+   address with a DKIM signature of its domain (:mod:`scriba.mail.auth`); otherwise the
+   letter is held and the registered address told how to confirm it (once an hour); an
+   unknown sender gets one short answer a day;
+6. the letter's identity (its signature, or for a personal address its From, Date and
+   text) recorded, unique: the same letter again under any Message-ID is not decided;
+7. a signed letter acts only in a game its signed To or Cc names (not the envelope's),
+   and only when its signed Date is recent (``DATE_WINDOW``); otherwise the sender is
+   told why;
+8. each command in order through ``service.perform(..., channel="mail",
    request_id="MESSAGE_ID#N")``, each answered in one reply threaded under the letter.
 """
 
@@ -18,13 +25,19 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from email.utils import getaddresses
 from typing import Any
 
-from scriba.mail.auth import dkim_domain
+from scriba.mail.auth import DATE_WINDOW, Signature, dated_within, verified_signature
 from scriba.mail.cleanup import strip_quotes
 from scriba.mail.commands import MODE_WORDS, Command, Grammar, Preference, Unclear, parse
-from scriba.mail.letter import Letter, message_id_of, read_letter
+from scriba.mail.letter import (
+    Letter,
+    decode_header,
+    message_id_of,
+    read_letter,
+    unsigned_identity,
+)
 from scriba.mail.replies import say
 from scriba.service.errors import ServiceError
 from scriba.service.mailroom import Mailroom
@@ -56,6 +69,7 @@ class Intake:
         self.service = service
         self.mailroom = Mailroom(service)
         self.outbox = outbox or Outbox(service)
+        self.clock = self.outbox.clock  # one clock for letters' ages and replies' keys
         self.dnsfunc = dnsfunc
         self.max_bytes = max_bytes
 
@@ -107,30 +121,42 @@ class Intake:
             why = letter.automatic or "X-Loop"
             finish(letter_id, "ignored", f"automatic mail ({why}): not answered")
             return Received(letter.message_id, "ignored")
-        game, secret = self._game(letter)
+        game, player = self._route(letter)
         context = LetterContext(message_id=letter.message_id, reply_to=letter.sender,
                                 language="en", subject=letter.subject,
                                 references=letter.references, game_id=game)
         if game is None:
-            context.language = "en"
             self.outbox.reply(context, "no_game", say("no_game", "en", domain=mail_domain()),
-                              key=f"no_game:{letter.sender}:{_today()}")
+                              key=f"no_game:{letter.sender}:{self._day()}")
             finish(letter_id, "refused", "no game")
             return Received(letter.message_id, "refused")
         context.language = self._game_language(game)
-        player, auth = self._player(game, secret, letter, raw)
-        if player is None and auth == "unknown":
-            self.outbox.reply(context, "unknown_sender", say(
-                "unknown_sender", context.language, game=game, sender=letter.sender),
-                key=f"unknown:{game}:{letter.sender}:{_today()}")
-            finish(letter_id, "refused", "unknown sender", game)
-            return Received(letter.message_id, "refused", game)
-        claimed = self._claimed_player(game, letter.sender, letter.text)
-        context.language = self._language(game, player or claimed, context.language)
-        if player is None:
-            self._hold(context, game, claimed, letter)
-            finish(letter_id, "held", "not authenticated", game, claimed)
-            return Received(letter.message_id, "held", game, claimed)
+        signature: Signature | None = None
+        if player is not None:
+            auth, identity = "address", unsigned_identity(letter)
+        else:
+            claimed = self._claimed_player(game, letter.sender, letter.text)
+            if claimed is None:
+                return self._unknown(letter_id, context, letter)
+            context.language = self._language(game, claimed, context.language)
+            context.player = claimed
+            signature = verified_signature(raw, letter.sender.rpartition("@")[2],
+                                           self.dnsfunc)
+            if signature is None:
+                self._hold(context, game, claimed, letter)
+                finish(letter_id, "held", "not authenticated", game, claimed)
+                return Received(letter.message_id, "held", game, claimed)
+            auth, identity = f"dkim:{signature.domain}", signature.identity
+        if identity is not None:
+            first = self.mailroom.identify(letter_id, identity)
+            if first is not None:  # the same letter again: kept, never decided twice
+                finish(letter_id, "duplicate", f"the same letter as letter {first}", game)
+                return Received(letter.message_id, "duplicate", game)
+        if signature is not None:
+            refused = self._signed(letter_id, context, letter, signature)
+            if refused is not None:
+                return refused
+            game, player = context.game_id or game, context.player
         context.player = player
         if oversize:
             self.outbox.reply(context, "too_large", say(
@@ -142,6 +168,46 @@ class Intake:
         self.outbox.close_receipt(context)
         finish(letter_id, "decided", "\n".join(answers), game, player, auth)
         return Received(letter.message_id, "decided", game, player, answers)
+
+    def _signed(self, letter_id: int, context: LetterContext, letter: Letter,
+                signature: Signature) -> Received | None:
+        """A signed letter acts in a game its signed To or Cc names, and only while its
+        signed Date is recent; None when it may act (``context`` then names the game)."""
+        finish = self.mailroom.finish
+        games = self._signed_games(signature)
+        if not games:
+            self.outbox.reply(context, "not_addressed", say(
+                "not_addressed", context.language, game=context.game_id,
+                address=game_address(context.game_id)))
+            finish(letter_id, "refused", "the signed To and Cc name no game",
+                   context.game_id)
+            return Received(letter.message_id, "refused", context.game_id)
+        if context.game_id not in games:  # the envelope is not signed: the headers say
+            game = games[0]
+            context.game_id = game
+            context.language = self._game_language(game)
+            claimed = self._claimed_player(game, letter.sender, letter.text)
+            if claimed is None:
+                return self._unknown(letter_id, context, letter)
+            context.language = self._language(game, claimed, context.language)
+            context.player = claimed
+        date = signature.headers.get("date", "")
+        if not dated_within(date, self.clock()):
+            self.outbox.reply(context, "stale", say(
+                "stale", context.language, date=date[:60] or "—",
+                days=DATE_WINDOW.days))
+            finish(letter_id, "refused", f"signed Date out of range: {date[:60]}",
+                   context.game_id)
+            return Received(letter.message_id, "refused", context.game_id)
+        return None
+
+    def _unknown(self, letter_id: int, context: LetterContext, letter: Letter) -> Received:
+        game = context.game_id
+        self.outbox.reply(context, "unknown_sender", say(
+            "unknown_sender", context.language, game=game, sender=letter.sender),
+            key=f"unknown:{game}:{letter.sender}:{self._day()}")
+        self.mailroom.finish(letter_id, "refused", "unknown sender", game)
+        return Received(letter.message_id, "refused", game)
 
     def _commands(self, context: LetterContext, game: str, player: str,
                   letter: Letter) -> list[str]:
@@ -160,7 +226,7 @@ class Intake:
             context.n, context.line = 0, ""
             text = say("nothing", context.language, expected=Grammar(actions).expected())
             self.outbox.reply(context, "unclear", text,
-                              key=f"nothing:{game}:{letter.sender}:{_today()}")
+                              key=f"nothing:{game}:{letter.sender}:{self._day()}")
             return [text]
         for n, item in enumerate(items[:MAX_COMMANDS], start=1):
             context.n, context.line = n, item.text[:500]
@@ -202,36 +268,31 @@ class Intake:
         return say("mode", language, mode=mode)
 
     # --- who and which game ---------------------------------------------------------
-    def _game(self, letter: Letter) -> tuple[str | None, str | None]:
+    def _route(self, letter: Letter) -> tuple[str | None, str | None]:
+        """The game the letter was sent to (envelope, headers, subject tag) and, when one
+        of its recipients is a player's personal address of it, that player."""
         games = {g["id"] for g in self.service.games()}
-        local = os.environ.get("SCRIBA_MAIL_LOCAL", "scriba").lower()
-        for address in letter.recipients:
-            name, _, _domain = address.partition("@")
-            prefix, plus, tail = name.partition("+")
-            if not plus or prefix != local:
-                continue
-            for candidate in _game_ids(tail, games):
-                return candidate
-        for tag in _TAG.findall(letter.subject):
-            match = {g.lower(): g for g in games}.get(tag.lower())
-            if match:
-                return match, None
-        return None, None
-
-    def _player(self, game: str, secret: str | None, letter: Letter,
-                raw: bytes) -> tuple[str | None, str]:
-        if secret:
-            player = self.mailroom.player_for_secret(game, secret)
+        found = [pair for address in letter.recipients
+                 for pair in _game_ids(_tail(address), games)]
+        for game, secret in found:
+            player = self.mailroom.player_for_secret(game, secret) if secret else None
             if player is not None:
-                return player, "address"
-        claimed = self._claimed_player(game, letter.sender, letter.text)
-        if claimed is None:
-            return None, "unknown"
-        domain = letter.sender.rpartition("@")[2]
-        signer = dkim_domain(raw, domain, self.dnsfunc)
-        if signer:
-            return claimed, f"dkim:{signer}"
-        return None, "held"
+                return game, player
+        if found:
+            return found[0][0], None
+        tagged = _tagged(letter.subject, games)
+        return (tagged[0] if tagged else None), None
+
+    def _signed_games(self, signature: Signature) -> list[str]:
+        """The games whose addresses (on our domain) the signed To and Cc name, then the
+        ``[GAME]`` of a signed subject sent to one of our addresses."""
+        games = {g["id"] for g in self.service.games()}
+        values = [signature.headers.get(name, "") for name in ("to", "cc")]
+        tails = [_tail(address, mail_domain()) for _, address in getaddresses(values)]
+        named = [game for tail in tails for game, _ in _game_ids(tail, games)]
+        if any(tail is not None for tail in tails) and "subject" in signature.headers:
+            named += _tagged(decode_header(signature.headers["subject"]), games)
+        return list(dict.fromkeys(named))
 
     def _claimed_player(self, game: str, sender: str, text: str = "") -> str | None:
         """The player whose registered address sent the letter; for the game's officer,
@@ -273,8 +334,13 @@ class Intake:
         personal = game_address(game, self.mailroom.secret(game, claimed))
         text = say("held", context.language, game=game, subject=letter.subject[:200],
                    date=letter.date[:60], personal=personal)
-        self.outbox.reply(context, "held", text, key=f"held:{letter.message_id}",
+        # at most one a player an hour: forged letters must not become a mail bomb
+        hour = self.clock().strftime("%Y-%m-%dT%H")
+        self.outbox.reply(context, "held", text, key=f"held:{game}:{claimed}:{hour}",
                           recipient=registered)
+
+    def _day(self) -> str:
+        return self.clock().strftime("%Y-%m-%d")
 
     def _game_language(self, game: str) -> str:
         try:
@@ -294,8 +360,21 @@ class Intake:
         return default
 
 
-def _game_ids(tail: str, games: set[str]) -> list[tuple[str, str | None]]:
+def _tail(address: str, domain: str | None = None) -> str | None:
+    """``GAME[.SECRET]`` of ``scriba+GAME[.SECRET]@…`` ("" for ``scriba@…``), or None;
+    with ``domain``, only for an address on it."""
+    name, _, at = address.strip().lower().rpartition("@")
+    local = os.environ.get("SCRIBA_MAIL_LOCAL", "scriba").lower()
+    prefix, _, tail = name.partition("+")
+    if prefix != local or (domain is not None and at != domain.lower().rstrip(".")):
+        return None
+    return tail
+
+
+def _game_ids(tail: str | None, games: set[str]) -> list[tuple[str, str | None]]:
     """``GAME`` or ``GAME.SECRET`` (a game id may itself hold dots)."""
+    if not tail:
+        return []
     lowered = {g.lower(): g for g in games}
     out: list[tuple[str, str | None]] = []
     if tail.lower() in lowered:
@@ -307,12 +386,14 @@ def _game_ids(tail: str, games: set[str]) -> list[tuple[str, str | None]]:
     return sorted(out, key=lambda pair: pair[1] is None)
 
 
+def _tagged(subject: str, games: set[str]) -> list[str]:
+    """The games named ``[GAME]`` in a subject."""
+    lowered = {g.lower(): g for g in games}
+    return [lowered[tag.lower()] for tag in _TAG.findall(subject) if tag.lower() in lowered]
+
+
 def _headers_only(raw: bytes) -> bytes:
     end = raw.find(b"\r\n\r\n")
     end = raw.find(b"\n\n") if end < 0 else end
     head = raw[:end] if 0 <= end < 256 * 1024 else raw[:64 * 1024]
     return head + b"\r\n\r\n[body not kept: the letter was larger than the limit]\r\n"
-
-
-def _today() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%d")

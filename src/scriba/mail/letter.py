@@ -50,6 +50,18 @@ def message_id_of(raw: bytes) -> str:
     return f"<sha256-{hashlib.sha256(raw).hexdigest()}@scriba.invalid>"
 
 
+def unsigned_identity(letter: Letter) -> str | None:
+    """The identity of a letter without a signature (to a personal address): who wrote it,
+    its Date and what it says. None without a Date: two undated letters alike may well be
+    two letters (vote the same twice in two rounds)."""
+    if not letter.date:
+        return None
+    text = "\n".join(line.rstrip() for line in letter.text.split("\n")).strip()
+    parts = ["unsigned", letter.sender, letter.date, letter.subject, text,
+             *sorted(f"{name}\0{body}" for name, body in letter.attachments.items())]
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def decode_bytes(data: bytes, charset: str | None) -> str:
     """Bytes as text: the declared charset if it decodes cleanly, then UTF-8, then
     Windows-1252 (what letters that lie about their charset are usually written in)."""
@@ -125,7 +137,7 @@ def read_letter(raw: bytes, envelope_from: str | None = None,
             values = []
         recipients += [addr.lower() for _, addr in getaddresses([str(v) for v in values])
                        if addr]
-    subject = _decode_header(_header(message, "Subject"))
+    subject = decode_header(_header(message, "Subject"))
     text, html = "", ""
     attachments: dict[str, str] = {}
     parts = message.walk() if message.is_multipart() else [message]
@@ -157,7 +169,7 @@ def read_letter(raw: bytes, envelope_from: str | None = None,
                   automatic=automatic, looped=looped, date=_header(message, "Date"))
 
 
-def _decode_header(value: str) -> str:
+def decode_header(value: str) -> str:
     try:
         return str(email.header.make_header(email.header.decode_header(value)))
     except Exception:  # noqa: BLE001 - an undecodable subject is shown as it came

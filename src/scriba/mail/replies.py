@@ -13,11 +13,21 @@ _TEXT: dict[str, str] = {
                       "The game's officer can add you.",
     "held": "A letter claiming to come from you arrived for the game {game} "
             "(subject: {subject}; date: {date}). It could not be authenticated (no "
-            "valid DKIM signature of your domain), so nothing was done. If you wrote "
-            "it, send it again to your personal address {personal}.",
+            "valid DKIM signature of your domain covering its From, To and Date), so "
+            "nothing was done. If you wrote it, send it again to your personal address "
+            "{personal}. Other such letters within the hour are kept without another "
+            "notice.",
     "held_receipt": "Your letter was kept but not acted on: it could not be "
                     "authenticated. Your registered address has been told how to "
                     "confirm it.",
+    "not_addressed": "Your letter was not acted on: the game's address {address} is "
+                     "not in its To or Cc, and Scriba acts on a signed letter only in a "
+                     "game it names there (a copy sent as Bcc or forwarded does not "
+                     "count). Please write to {address}.",
+    "stale": "Your letter dated {date} was not acted on: Scriba acts on a signed letter "
+             "only if it was written in the last {days} days (and is not dated in the "
+             "future), so that nobody can send an old letter of yours again. If you "
+             "still want it done, please write it again.",
     "too_large": "Your letter is {size} MB; Scriba takes letters up to {limit} MB. "
                  "Nothing was done: please send it again without the large "
                  "attachment (rule code goes in a .star file or a ``` block).",

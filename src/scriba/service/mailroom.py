@@ -2,6 +2,10 @@
 
 A letter is stored before anything reads it (:meth:`Mailroom.keep`); its Message-ID is
 unique, so a second delivery of the same letter finds the first and is not decided again.
+The Message-ID is the sender's word, though: once the letter is authenticated its
+identity (the hash of its DKIM signature, or for a letter to a personal address of its
+From, Date and text) is recorded by :meth:`identify`, unique too, so that the same letter
+under a new Message-ID, sent to another address or racing the first, is not decided again.
 :meth:`claim` turns ``kept`` into ``deciding`` in one conditional UPDATE, so two intake
 processes never decide one letter twice; :meth:`finish` records how it ended. A letter
 left ``deciding`` by a crash is decided again by :meth:`unfinished` + the intake: each of
@@ -56,6 +60,22 @@ class Mailroom:
                     Letter.message_id == message_id[:500])).one()
                 return KeptLetter(row.id, row.message_id, row.status, False, row.result)
 
+    def identify(self, letter_id: int, identity: str) -> int | None:
+        """Record the letter's identity; None, or the id of the letter that already has it
+        (the unique constraint decides between two racing copies)."""
+        try:
+            with self._session.begin() as session:
+                session.execute(update(Letter).where(Letter.id == letter_id)
+                                .values(signature=identity))
+            return None
+        except IntegrityError:
+            with self._session() as session:
+                first = session.scalars(select(Letter.id).where(
+                    Letter.signature == identity)).first()
+            if first is None:
+                raise
+            return first
+
     def claim(self, letter_id: int) -> bool:
         """Take the letter for deciding; False when another worker took it already."""
         with self._session.begin() as session:
@@ -65,11 +85,12 @@ class Mailroom:
 
     def finish(self, letter_id: int, status: str, result: str, game_id: str | None = None,
                player: str | None = None, auth: str = "") -> None:
+        # one UPDATE, no read first: on SQLite a transaction that read before writing
+        # fails at once when another intake wrote meanwhile, instead of waiting its turn
         with self._session.begin() as session:
-            row = session.get(Letter, letter_id)
-            if row is not None:
-                row.status, row.result = status, result[:20000]
-                row.game_id, row.player, row.auth = game_id, player, auth
+            session.execute(update(Letter).where(Letter.id == letter_id).values(
+                status=status, result=result[:20000], game_id=game_id, player=player,
+                auth=auth))
 
     def unfinished(self) -> list[int]:
         """Letters kept but not decided (a crash between keeping and deciding)."""

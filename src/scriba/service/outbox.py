@@ -247,6 +247,8 @@ class Outbox:
         """Merge the letter's answers into one reply, threaded under the letter."""
         prefix = f"part:{letter.message_id}#"
         with self._session.begin() as session:
+            # SQLite: take the write lock before reading (another intake may be writing)
+            session.connection(execution_options={"sqlite_begin": "IMMEDIATE"})
             parts = [row for row in session.scalars(select(OutboxMessage).where(
                 OutboxMessage.key.startswith(prefix, autoescape=True),
                 OutboxMessage.status == "part"))]
