@@ -1,6 +1,7 @@
 """The holder's desk (SQLite on a file): a writer that finds a game held hands its command
 to the holder, which decides it in its own commit and answers; an answer lost is found
-again by request id, never decided twice; strangers at the desk are turned away.
+again by request id (its player's own), never decided twice; strangers at the desk are
+turned away.
 
 Two services on one file stand for two processes (each its own cache, connections and
 locks); the holder is held inside its own decision so that the others find it busy."""
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from scriba.service.errors import RequestIdReused
 from scriba.service.service import Outcome, Service
 
 START = "2026-03-01T10:00:00Z"
@@ -200,6 +202,42 @@ def test_one_request_handed_over_twice_is_decided_once(services) -> None:
     assert all(o.accepted and o.events == outcomes[0].events for o in outcomes)
     assert [r["status"] for r in holder.store.inbound(game)
             if r["request_id"] == "twice"] == ["accepted"]
+
+
+def test_at_the_desk_a_request_id_is_its_players_own(services) -> None:
+    holder = services()
+    game, number, voters = new_game(holder)
+    first = holder.perform(game, voters[1], "vote", {"proposal": number, "choice": "favorevole"},
+                           request_id="d-1")
+    assert first.accepted, first.message
+    waiters = [services() for _ in range(2)]
+    for waiter in waiters:
+        waiter.load(game)
+    held = Held(holder)
+    own, _ = in_thread(vote(holder, game, voters[0], number))
+    held.entered.wait(30)
+    # At the holder's desk, under that request id: another player's vote, and the same
+    # player's other vote.
+    sent = [in_thread(lambda service=service, player=player, choice=choice: service.perform(
+                game, player, "vote", {"proposal": number, "choice": choice},
+                request_id="d-1"))
+            for service, (player, choice) in zip(waiters, [
+                (voters[2], "favorevole"), (voters[1], "contrario")], strict=True)]
+    until(lambda: waiting_at_desk(holder, game) == 2, "both at the desk")
+    held.release.set()
+    own.join(30)
+    for thread, _ in sent:
+        thread.join(30)
+    theirs, other = (result for _, result in sent)
+    assert theirs["outcome"].accepted and not theirs["outcome"].repeated
+    assert theirs["outcome"].events[0]["actor"] == voters[2]  # then the turn ends
+    assert isinstance(other.get("error"), RequestIdReused), other
+    assert votes_by(holder, game) == [voters[1], voters[0], voters[2]]
+    again = vote(waiters[1], game, voters[1], number, "d-1")()
+    assert again.repeated and again.events == first.events
+    assert sorted((r["player"], r["status"]) for r in holder.store.inbound(game)
+                  if r["request_id"] == "d-1") == [(voters[1], "accepted"),
+                                                   (voters[2], "accepted")]
 
 
 def test_strangers_at_the_desk_are_turned_away(services) -> None:

@@ -57,7 +57,8 @@ def test_the_same_request_id_returns_the_first_outcome_and_records_nothing(svc):
     assert not refused.accepted and not repeat.accepted and repeat.repeated
     assert repeat.message == refused.message
     assert sum(e["type"] == "command_refused" for e in svc.log(game)) == 1
-    # Ids are per game: another game's form-1 is a new command.
+    # Ids are per game (and per player, see test_request_ids.py): another game's form-1
+    # is a new command.
     other = new_game(svc, "rid2")
     fresh = svc.perform(other, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
                         request_id="form-1")
@@ -89,6 +90,29 @@ def test_a_request_kept_but_never_decided_is_decided_once_by_its_retry(svc, db_u
     proposals = [e for e in svc.log(game) if e["type"] == "proposal_submitted"]
     assert len(proposals) == 1
     assert [r["status"] for r in svc.store.inbound(game)] == ["accepted"]
+
+
+def test_a_request_another_player_left_undecided_is_not_a_retry_of_mine(svc, db_url):
+    game = new_game(svc, "inflight-other")
+    svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]})
+    # Carla's writer was killed between keeping her vote and deciding it.
+    carla = {"op": "perform", "actor": "Carla", "action": "vote",
+             "args": {"proposal": "p1", "choice": "favorevole"}, "at": None}
+    kept, _ = svc.store.receive("web", "Carla votes", game, "vote-1", carla)
+    other = Service(db_url)  # Bruno's writer, another process, with the same request id
+    try:
+        bruno = other.perform(game, "Bruno", "vote", {"proposal": "p1", "choice": "contrario"},
+                              request_id="vote-1")
+    finally:
+        other.close()
+    assert not bruno.repeated and bruno.inbound_id != kept
+    assert bruno.events[0]["actor"] == "Bruno"
+    svc.recover()  # Carla's, if Bruno's writer had not decided it with its own already
+    votes = {p: v["choice"] for p, v in svc.load(game).proposals["1"]["votes"].items()}
+    assert votes == {"Carla": "for", "Bruno": "against"}
+    assert sorted((r["player"], r["status"]) for r in svc.store.inbound(game)
+                  if r["request_id"] == "vote-1") == [("Bruno", "accepted"),
+                                                      ("Carla", "accepted")]
 
 
 def test_recover_decides_what_a_crash_left_undecided_in_order(svc, db_url):

@@ -28,7 +28,7 @@ class Server:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = log
-        env = {**os.environ, "SCRIBA_DB": db_url, "SCRIBA_SECRET": "test-secret-" + "x" * 24}
+        env = {**os.environ, "SCRIBA_DB": db_url}
         self._out = log.open("wb")
         self.process = subprocess.Popen(
             [SCRIBA, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", db_url],

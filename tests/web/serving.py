@@ -28,7 +28,6 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "SCRIBA_TICK_INTERVAL": str(tick), "SCRIBA_LOG": "warning"}
-        env.pop("SCRIBA_SECRET", None)
         self.process = subprocess.Popen(
             [str(SCRIBA), "serve", "--port", str(self.port), "--db", db_url, *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)

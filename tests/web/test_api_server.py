@@ -183,7 +183,7 @@ def test_sign_in_rate_limited(site) -> None:
         _, answer = sign_in(server, "bruno@example.org", "wrong password")
         assert answer.status_code == 401
     _, answer = sign_in(server, "bruno@example.org", "bruno-demo-pass")
-    assert answer.status_code == 429  # even the right password, for a quarter of an hour
+    assert answer.status_code == 429  # even the right password, for the rest of the minute
     _, other = sign_in(server, "anna@example.org", "anna-demo-pass")
     assert other.status_code == 303  # other addresses are not locked out
 
@@ -345,17 +345,3 @@ def test_a_player_makes_and_revokes_their_own_token(site) -> None:
                      headers=bearer(token)).status_code == 401
     assert httpx.delete(f"{server.url}/api/v1/token",
                         headers=bearer(token)).status_code == 401
-
-
-def test_sign_in_rate_limited_per_client_address(tmp_path) -> None:
-    # A server of its own: the limit is kept in the database, per address and per IP.
-    server = Server(f"sqlite:///{tmp_path / 'ip.db'}", "--demo")
-    try:
-        for number in range(20):  # different addresses each time: only the IP adds up
-            _, answer = sign_in(server, f"guess{number}@example.org", "wrong password")
-            assert answer.status_code == 401
-        _, answer = sign_in(server, "anna@example.org", "anna-demo-pass")
-        assert answer.status_code == 429 and answer.headers["retry-after"] == "900"
-        assert "Too many" in answer.text
-    finally:
-        server.stop()

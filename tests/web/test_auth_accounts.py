@@ -1,13 +1,17 @@
-"""Accounts, seats, invitations and API tokens through the service (SQLite in memory)."""
+"""Accounts, seats, invitations, API tokens, sessions, password strength and resets through
+the service (SQLite in memory)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from scriba.service.accounts import normalize_email
 from scriba.service.errors import InvalidInput, NotAllowed, NotFound, UnknownGame
-from scriba.store.accounts import AccountRow, ApiTokenRow
+from scriba.service.outbox import Outbox
+from scriba.store.accounts import AccountRow, ApiTokenRow, PasswordResetRow, WebSessionRow
 
 
 @pytest.fixture
@@ -37,15 +41,15 @@ def test_password_is_hashed_and_checked(service) -> None:
         stored = session.scalars(select(AccountRow.password_hash)).one()
     assert stored.startswith("$argon2id$") and "correct horse" not in stored
     with pytest.raises(NotAllowed):
-        accounts.create_account("Anna@example.org", "Other", "another pw")
+        accounts.create_account("Anna@example.org", "Other", "another quiet evening")
     with pytest.raises(InvalidInput):
         accounts.create_account("b@example.org", "B", "short")
     with pytest.raises(InvalidInput):
-        accounts.create_account("c@example.org", "bad\u200bname", "long enough")
+        accounts.create_account("c@example.org", "bad\u200bname", "long enough by far")
 
 
 def test_preferences(service) -> None:
-    account = service.accounts.create_account("a@x.org", "A", "password1")
+    account = service.accounts.create_account("a@x.org", "A", "plum tree at noon")
     updated = service.accounts.update_preferences(account.id, language="it",
                                                   timezone="Europe/Rome", mail_mode="digest")
     assert (updated.language, updated.timezone, updated.mail_mode) == \
@@ -64,7 +68,7 @@ def test_seats_and_roles(service, game) -> None:
     assert accounts.role(anna.id, game).player == "Anna"
     assert accounts.player_for_email(game, "anna@X.org") == "Anna"
     assert accounts.email_for_player(game, "Anna") == "anna@x.org"
-    officer = accounts.create_account("scriba@x.org", "Scriba", "password1")
+    officer = accounts.create_account("scriba@x.org", "Scriba", "plum tree at noon")
     accounts.set_officer(game, officer.id)
     assert accounts.role(officer.id, game).kind == "officer"
     assert accounts.role(None, game).kind == "reader"
@@ -121,6 +125,120 @@ def test_tokens_hashed_and_revocable(service, game) -> None:
         accounts.new_token(game, "Nobody")
 
 
-def test_server_secret_is_made_once(service) -> None:
-    first = service.accounts.server_secret()
-    assert len(first) >= 48 and service.accounts.server_secret() == first
+@pytest.mark.parametrize(("language", "words"), [
+    ("en", "too easy to guess"), ("it", "troppo facile da indovinare"),
+    ("de", "zu leicht zu erraten")])
+def test_guessable_passwords_are_refused_everywhere_one_is_set(service, game, language,
+                                                               words) -> None:
+    accounts = service.accounts
+    for weak in ["12345678", "password1", "qwertyuiop"]:
+        with pytest.raises(InvalidInput, match=words):
+            accounts.create_account("d@x.org", "Dora", weak, language=language)
+    # the person's own address and name count as guessed
+    with pytest.raises(InvalidInput, match=words):
+        accounts.create_account("dorabellini@x.org", "Dora Bellini", "dorabellini2026",
+                                language=language)
+    dora = accounts.create_account("d@x.org", "Dora", "plum tree at noon", language=language)
+    with pytest.raises(InvalidInput, match=words):
+        accounts.set_password(dora.id, "12345678")
+    with pytest.raises(InvalidInput, match=words):
+        accounts.change_password(dora.id, "plum tree at noon", "12345678", language)
+    token = accounts.invite(game, "emma@x.org", "Emma")
+    with pytest.raises(InvalidInput, match=words):
+        accounts.accept_invitation(token, "12345678", None, language)
+    assert not accounts.invitation(token).used  # a refused password does not spend it
+    assert accounts.authenticate("d@x.org", "plum tree at noon") is not None
+
+
+def test_english_readers_also_get_zxcvbns_advice(service) -> None:
+    with pytest.raises(InvalidInput) as refusal:
+        service.accounts.create_account("d@x.org", "Dora", "12345678")
+    assert "common password" in str(refusal.value)
+    with pytest.raises(InvalidInput) as refusal:
+        service.accounts.create_account("d@x.org", "Dora", "12345678", language="it")
+    assert "common" not in str(refusal.value)
+
+
+def test_sessions_live_in_the_database_and_end(service) -> None:
+    accounts = service.accounts
+    anna = accounts.create_account("anna@x.org", "Anna", "plum tree at noon")
+    key, made = accounts.start_session(anna.id, "Firefox, Linux")
+    assert len(key) >= 43 and made.id != key and len(made.csrf) >= 43
+    assert accounts.web_session(key).account.id == anna.id
+    with service.store.session() as session:
+        assert key not in {row.id for row in session.scalars(select(WebSessionRow))}
+    other, _ = accounts.start_session(anna.id, "curl/8")
+    assert {s.client for s in accounts.sessions(anna.id)} == {"Firefox, Linux", "curl/8"}
+    accounts.change_password(anna.id, "plum tree at noon", "apricot dusk lantern", "en",
+                             keep_session=made.id)
+    assert accounts.web_session(key) is not None and accounts.web_session(other) is None
+    with pytest.raises(NotAllowed):
+        accounts.change_password(anna.id, "plum tree at noon", "another quiet evening", "en")
+    assert accounts.end_session(made.id, account_id=anna.id + 1) is False  # not theirs
+    assert accounts.end_session(made.id, account_id=anna.id)
+    assert accounts.web_session(key) is None and accounts.sessions(anna.id) == []
+    for bad in [None, "", "x" * 43, "x" * 10_000, 5]:
+        assert accounts.web_session(bad) is None
+
+
+def test_a_session_expires_and_last_seen_is_not_written_each_time(service) -> None:
+    accounts = service.accounts
+    anna = accounts.create_account("anna@x.org", "Anna", "plum tree at noon")
+    key, made = accounts.start_session(anna.id)
+    two_hours_ago = datetime.now(UTC) - timedelta(hours=2)
+    with service.store.session.begin() as session:
+        session.execute(update(WebSessionRow).values(seen_at=two_hours_ago))
+    assert accounts.web_session(key).seen_at > two_hours_ago  # seen now: written
+    seen = accounts.web_session(key).seen_at
+    assert accounts.web_session(key).seen_at == seen  # within the hour: not written again
+    with service.store.session.begin() as session:
+        session.execute(update(WebSessionRow).values(
+            expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+    assert accounts.web_session(key) is None
+
+
+def test_a_seat_taken_away_revokes_its_tokens_and_ends_the_sessions(service, game) -> None:
+    accounts = service.accounts
+    anna = accounts.seat(game, "Anna", "anna@x.org")
+    anna_token = accounts.new_token(game, "Anna")
+    anna_key, _ = accounts.start_session(anna.id)
+    bruno = accounts.seat(game, "Bruno", "bruno@x.org")
+    bruno_token = accounts.new_token(game, "Bruno")
+    bruno_key, _ = accounts.start_session(bruno.id)
+    accounts.seat(game, "Anna", "anna@x.org")  # the same again: nothing changes
+    assert accounts.token_identity(anna_token) and accounts.web_session(anna_key)
+    accounts.seat(game, "Anna", "mallory@x.org")  # rebound to another address
+    assert accounts.token_identity(anna_token) is None
+    assert accounts.web_session(anna_key) is None
+    assert accounts.role(anna.id, game).kind == "reader"
+    assert accounts.token_identity(bruno_token) and accounts.web_session(bruno_key)
+    assert accounts.unseat(game, "Bruno") and not accounts.unseat(game, "Bruno")
+    assert accounts.token_identity(bruno_token) is None
+    assert accounts.web_session(bruno_key) is None
+
+
+def test_a_reset_link_is_mailed_once_a_quarter_hour_and_works_once(service) -> None:
+    accounts = service.accounts
+    anna = accounts.create_account("anna@x.org", "Anna", "plum tree at noon", language="it")
+    links: list[str] = []
+    accounts.request_password_reset("anna@x.org", lambda token: links.append(token) or token)
+    accounts.request_password_reset("anna@x.org", links.append)  # within the quarter hour
+    accounts.request_password_reset("nobody@x.org", links.append)  # no account: nothing
+    accounts.request_password_reset("not an address", links.append)
+    mails = Outbox(service).messages(kind="password_reset")
+    assert len(links) == 1 and len(mails) == 1
+    assert mails[0]["recipient"] == "anna@x.org" and links[0] in mails[0]["body"]
+    assert "Apri questo link" in mails[0]["body"]  # the account's language
+    with service.store.session() as session:
+        assert links[0] not in {r.token_hash for r in session.scalars(select(PasswordResetRow))}
+    key, _ = accounts.start_session(anna.id)
+    assert accounts.password_reset(links[0]).id == anna.id
+    with pytest.raises(InvalidInput):
+        accounts.reset_password(links[0], "12345678", "en")
+    assert accounts.reset_password(links[0], "apricot dusk lantern", "en").id == anna.id
+    assert accounts.web_session(key) is None
+    assert accounts.authenticate("anna@x.org", "apricot dusk lantern") is not None
+    with pytest.raises(NotAllowed, match="already been used"):
+        accounts.reset_password(links[0], "another quiet evening", "en")
+    with pytest.raises(NotFound):
+        accounts.password_reset("x" * 43)

@@ -1,5 +1,6 @@
 """The operator's commands: ``scriba token`` (the token is the last line), ``scriba revoke``,
-``scriba officer``; run as processes, as an operator would."""
+``scriba officer`` (a guessable password refused); run as processes, as an operator
+would."""
 
 from __future__ import annotations
 
@@ -25,10 +26,16 @@ def test_token_revoke_and_officer(tmp_path) -> None:
     refused = subprocess.run([str(SCRIBA), "token", "g", "Nobody", "--db", db],
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "Nobody" in refused.stdout + refused.stderr
+    weak = subprocess.run([str(SCRIBA), "officer", "g", "boss@example.org", "--db", db],
+                          input="12345678\n12345678\n", capture_output=True, text=True,
+                          timeout=60)
+    assert weak.returncode == 2 and "too easy to guess" in weak.stdout + weak.stderr
+    assert service.accounts.by_email("boss@example.org") is None
     made = subprocess.run([str(SCRIBA), "officer", "g", "boss@example.org", "--db", db],
-                          input="boss password\nboss password\n", capture_output=True,
-                          text=True, timeout=60)
+                          input="quiet harbour lanterns\nquiet harbour lanterns\n",
+                          capture_output=True, text=True, timeout=60)
     assert made.returncode == 0, made.stdout + made.stderr
-    boss = service.accounts.authenticate("boss@example.org", "boss password")
+    boss = service.accounts.authenticate("boss@example.org", "quiet harbour lanterns")
     assert boss is not None and service.accounts.role(boss.id, "g").kind == "officer"
     service.close()
+

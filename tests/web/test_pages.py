@@ -111,8 +111,8 @@ def test_proposal_page_shows_the_code_escaped_and_highlighted(site) -> None:
 
 def test_dry_run_is_shown_and_records_nothing(site) -> None:
     before = log_length(site["db"])
-    for _ in range(2):
-        page = httpx.get(site["server"].base + proposal_path(), timeout=30)
+    for _ in range(2):  # to a player of the game (tests/web/test_edges.py: only to them)
+        page = site["eve"].get(proposal_path())
         assert page.status_code == 200
         assert 'class="dryrun"' in page.text
     assert log_length(site["db"]) == before

@@ -19,6 +19,10 @@ DEMO_PEOPLE = [("Anna", "anna@example.org", "anna-demo-pass"),
                ("Bruno", "bruno@example.org", "bruno-demo-pass"),
                ("Carla", "carla@example.org", "carla-demo-pass")]
 DEMO_OFFICER = ("Scriba", "scriba@example.org", "scriba-demo-pass")
+BODY_SECONDS = 30.0  # as scriba.web.app.BODY_SECONDS (imported late: --help stays fast)
+# Connections and requests at once; past it uvicorn answers 503 rather than run out of
+# file descriptors (slow clients holding connections open cannot starve the machine).
+CONCURRENCY = 500
 
 
 def _deliver_mail_in_background(url: str) -> None:
@@ -59,6 +63,16 @@ def serve_command(
                            "sqlite:///scriba.db)"),
     ssl_certfile: str = typer.Option(None, help="Serve https with this certificate"),
     ssl_keyfile: str = typer.Option(None, help="… and this key"),
+    forwarded_allow_ips: str = typer.Option(
+        "", help="Addresses (or networks) of the reverse proxies in front, comma-separated, "
+        "'*' for any: only their X-Forwarded-For/-Proto are believed. Behind a proxy set it, "
+        "or every visitor shares the proxy's address (and its sign-in limits)"),
+    proxy_headers: bool = typer.Option(
+        True, "--proxy-headers/--no-proxy-headers",
+        help="Read the client's address and scheme from those proxies' X-Forwarded-For "
+        "and X-Forwarded-Proto"),
+    body_timeout: float = typer.Option(
+        BODY_SECONDS, min=1, help="Seconds a request body may take to arrive (then 408)"),
 ) -> None:
     """Serve the web pages and the JSON API; fire real-clock games' deadlines on time."""
     import uvicorn
@@ -68,6 +82,7 @@ def serve_command(
     url = db or default_db_url()
     migrate_database(url)  # once, before anything else opens the database
     service = Service(url)
+    _ = service.accounts.limits  # a malformed SCRIBA_*_LIMITS is refused now, not later
     service.recover()  # inputs a crash left undecided are decided before new ones
     if demo:
         made = ensure_demo(service)
@@ -84,12 +99,21 @@ def serve_command(
     if os.environ.get("SCRIBA_SMTP"):
         _deliver_mail_in_background(url)
     https = bool(ssl_certfile) or None
-    app = create_app(service, run_deadlines=True, https_only=https)
+    app = create_app(service, run_deadlines=True, https_only=https, body_seconds=body_timeout)
     console.print(f"Serving on http{'s' if https else ''}://{host}:{port} "
                   f"(database {service.store.url}); Ctrl-C stops.", highlight=False)
     sys.stdout.flush()
+    trusted = [address.strip() for address in forwarded_allow_ips.split(",")
+               if address.strip()]
     uvicorn.run(app, host=host, port=port, log_level=os.environ.get("SCRIBA_LOG", "warning"),
-                ssl_certfile=ssl_certfile, ssl_keyfile=ssl_keyfile)
+                ssl_certfile=ssl_certfile, ssl_keyfile=ssl_keyfile,
+                # Forwarded headers only from the proxies named: uvicorn would otherwise
+                # believe any local process (or a proxy passing its clients' headers on).
+                proxy_headers=proxy_headers and bool(trusted),
+                forwarded_allow_ips=trusted or None,
+                timeout_keep_alive=5,          # an idle connection between requests
+                timeout_graceful_shutdown=10,  # Ctrl-C does not wait for idle browsers
+                limit_concurrency=CONCURRENCY)
 
 
 def token_command(

@@ -11,7 +11,10 @@ wait their turn as before.
 Exactly once: nothing handed over is kept before the holder's commit. A holder that
 closes its desk, fails or dies before answering leaves its waiters with no answer; they
 try again with the same request id (one is made up when the client gave none), so a
-command that was committed after all is found and answered, never decided twice.
+command that was committed after all is found and answered, never decided twice. The
+holder looks a request id up as its player's own (game, player, id: the player the
+command acts as) and answers ``{"reused": true}`` when that player sent it before with
+another command.
 
 The socket is in Linux's abstract namespace (nothing left on disk by a crash); only
 processes of the same user may hand over a command (``SO_PEERCRED``): they could write

@@ -8,6 +8,8 @@ rules refuse is not an exception: it is an :class:`~scriba.service.service.Outco
 
 from __future__ import annotations
 
+from scriba.service.catalogs import lookup
+
 
 class ServiceError(Exception):
     """Base of every refusal the service raises; the message is for people."""
@@ -36,3 +38,21 @@ class InvalidInput(ServiceError, ValueError):
 
 class NotAllowed(ServiceError, PermissionError):
     """The caller may not do this (no seat in the game, not its officer, bad token)."""
+
+
+class RequestIdReused(ServiceError):
+    """A player sent a request id again in a game with another command (another action or
+    other arguments): refused, nothing kept; the first command and its outcome stand.
+    (The same command again is no error: it gets the first outcome.)"""
+
+    SENTENCE = ("You already sent this request with other contents: the first one stands "
+                "and this one was not recorded. To do something else, send it as a new "
+                "request.")
+
+    def __init__(self, language: str = "en") -> None:
+        super().__init__(self.told(language))
+
+    @classmethod
+    def told(cls, language: str) -> str:
+        """The refusal in ``language`` (a reader's, where an interface knows it)."""
+        return lookup("scriba", language, cls.SENTENCE)

@@ -190,6 +190,10 @@ class GameReads:
         limit = None
         if at is not None:
             limit = _time_arg(at, state.language, "at", end_of_day=not since)
+            if limit is None:  # an empty value names no time
+                raise errors.InvalidInput(translate(
+                    "Give a date (write e.g. 2026-03-04 or 2026-03-04T10:00:00Z).",
+                    state.language), field="since" if since else "at")
             start = self._log(game_id)[0]["time"]
             if since:
                 limit = max(limit, start)

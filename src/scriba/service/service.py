@@ -28,9 +28,12 @@ The write path (why it is shaped so):
   decides every input kept meanwhile (up to ``_BATCH``) in its one commit, so most
   waiters only read their answer, side by side; one whose input is still undecided
   decides the queue if the game is free, else waits again.
-* **Request ids.** A
-  ``request_id`` already seen returns the first outcome (waiting for the lock if the
-  first attempt is still in flight elsewhere) and records nothing new. Rows a crash left
+* **Request ids** are the player's own: unique per (game, player, id), the player being
+  the one the command acts as ("" for the officer's and the system's), on every path
+  (the ``inbound`` row's unique constraint, the desk, the queue). A ``request_id``
+  already seen with the same command returns the first outcome (waiting for the lock if
+  the first attempt is still in flight elsewhere) and records nothing new; with another
+  command it is refused (:class:`~.errors.RequestIdReused`). Rows a crash left
   ``received`` are decided by :meth:`Service.recover`, to be called once at start.
 * **Few statements.** A command is checked against the cached state when that already
   seats its actor (players are never removed), so nothing is read before the lock; a
@@ -51,6 +54,7 @@ import logging
 import os
 import threading
 import uuid
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -68,13 +72,19 @@ from scriba.rulecode.host import SandboxHost
 from scriba.rulesets import Ruleset, load_ruleset
 from scriba.service import validation
 from scriba.service.desk import Desk, Handed, hand_over
-from scriba.service.errors import GameExists, InvalidInput, ServiceError, UnknownGame
+from scriba.service.errors import (
+    GameExists,
+    InvalidInput,
+    RequestIdReused,
+    ServiceError,
+    UnknownGame,
+)
 from scriba.service.messages import refusal_text, translate
 from scriba.service.reads import GameReads
 from scriba.service.snapshots import SnapshotWriter
 from scriba.store.bulk import collector_paused
 from scriba.store.database import is_memory
-from scriba.store.eventstore import Conflict, EventStore, GameWrite
+from scriba.store.eventstore import Conflict, EventStore, GameWrite, request_owner
 
 if TYPE_CHECKING:
     from scriba.service.accounts import Accounts
@@ -176,7 +186,9 @@ class Service(GameReads):
         self.snapshot_every = snapshot_every
         # The cache of live states: a game's entry is changed only under its lock.
         self._states: dict[str, GameState] = {}
-        self._locks: dict[str, threading.RLock] = {}
+        # Kept only while some thread holds or waits for them: a lock per text that ever
+        # reached an interface (addresses, tokens) would otherwise pile up for ever.
+        self._locks: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
         self._locks_guard = threading.Lock()
         self._listeners: list[CommitListener] = []
         self._single_connection = is_memory(self.store.url)
@@ -316,8 +328,10 @@ class Service(GameReads):
                 request_id: str | None = None) -> Outcome:
         """Perform an action as a player (or officer); refused commands are recorded.
 
-        ``request_id`` (the client's key, unique per game): the same id again returns the
-        first outcome with ``repeated=True`` and records nothing new.
+        ``request_id`` (the client's key, unique per game and acting player): the same
+        id again with the same command returns the first outcome with ``repeated=True``
+        and records nothing new; with another command (action or arguments) it raises
+        :class:`~.errors.RequestIdReused` and records nothing.
         """
         actor, action, args = validation.command_for(self._validating(game_id, actor), actor,
                                                      action, args)
@@ -409,6 +423,8 @@ class Service(GameReads):
         for _ in range(_HAND_OVER_ROUNDS):
             answer = hand_over(name, command, channel, raw, request_id, fresh)
             fresh = False
+            if answer is not None and answer.get("reused"):
+                raise self._reused(game_id)
             if answer is not None:
                 return _HandedOutcome(
                     lambda: self.load(game_id), accepted=bool(answer.get("accepted")),
@@ -435,8 +451,10 @@ class Service(GameReads):
         tries = 0  # after a few looks the writer waits its turn (waiters' brief shared
         # holds could otherwise keep failing each other's attempts)
         while True:
-            if not created:
+            if not created:  # the first look only: the player sent this request id before
                 row = self.store.inbound_row(inbound_id)
+                if row is not None and not _same_request(row, stored):
+                    raise self._reused(game_id)
                 if row is not None and row["status"] != "received":
                     return self._answer(game_id, row, repeated=True)
             else:
@@ -461,8 +479,8 @@ class Service(GameReads):
                 continue
             if inbound_id in outcomes:
                 outcome = outcomes[inbound_id]
-                if outcome.repeated:  # decided by the writer ahead of us
-                    outcome.repeated = not first
+                # A repeat if its request id was kept before, whoever decided it now.
+                outcome.repeated = not first
                 return outcome
             row = self.store.inbound_row(inbound_id)
             if row is not None and row["status"] != "received":
@@ -504,14 +522,16 @@ class Service(GameReads):
             with self._transaction(game_id, wait=False) as (tx, state):
                 if tx is None or state is None:
                     return None
+                key = (request_owner(command), request_id)
                 if request_id is not None:
-                    known = tx.find_request(request_id)
+                    known = tx.find_request(*key)
                     if known is not None:
                         return int(known["id"])
                 decisions = self._decide_queued(tx, state)
                 own = self._decide_one(state, self._decider(command, raw), command.get("at"))
                 own.keep = (channel, raw, request_id, command)
-                handed = self._decide_handed(tx, state, desk, _BATCH - len(decisions))
+                handed = self._decide_handed(tx, state, desk, _BATCH - len(decisions),
+                                             seen={key} if request_id is not None else set())
                 # The writers that queued while this one decided get their answers from
                 # the same commit, instead of taking the lock turn after it (not looked
                 # for where the store can tell nobody queued).
@@ -566,25 +586,31 @@ class Service(GameReads):
                 _tell(handed, committed)
 
     def _decide_handed(self, tx: GameWrite, state: GameState, desk: Desk | None,
-                       limit: int, taken: list[Handed] | None = None) -> list[_Handing]:
+                       limit: int, taken: list[Handed] | None = None,
+                       seen: set[tuple[str, str | None]] | None = None) -> list[_Handing]:
         """Decide the commands handed over at the desk (``taken`` already, then those
         handed over while this writer decides, looking again after each round, at most
         ``limit``), folding each into ``state``: each with its decision to record, or
-        with the answer recorded before for its request id."""
+        with the answer recorded before for its player's request id (a refusal if that
+        came with another command). ``seen``: the (player, request id) this round keeps
+        already."""
         handed: list[_Handing] = []
-        seen: set[str] = set()
+        seen = set() if seen is None else seen
         while desk is not None and len(handed) < limit:
             taken = taken or desk.take(limit - len(handed))
             if not taken:
                 break
             for index, item in enumerate(taken):
                 try:
-                    row = None if item.fresh else tx.find_request(item.request_id)
-                    if item.request_id in seen or (row is not None
-                                                   and row["status"] == "received"):
+                    key = (request_owner(item.command), item.request_id)
+                    row = None if item.fresh else tx.find_request(*key)
+                    if key in seen or (row is not None and row["status"] == "received"):
                         item.drop()  # in flight elsewhere: its writer retries, then finds it
                         continue
-                    seen.add(item.request_id)
+                    seen.add(key)
+                    if row is not None and not _same_request(row, item.command):
+                        handed.append((item, None, {"reused": True}))
+                        continue
                     if row is not None:
                         outcome = self._recorded(tx, state, row)
                         handed.append((item, None,
@@ -637,6 +663,11 @@ class Service(GameReads):
                                  reason="internal_error")
             return [refused], Outcome(False, message, [refused])
         return decide
+
+    def _reused(self, game_id: str) -> RequestIdReused:
+        """The refusal of a request id sent again with another command, in the game's
+        language."""
+        return RequestIdReused(self._validating(game_id, None).language)
 
     def _answer(self, game_id: str, row: dict[str, Any], repeated: bool) -> Outcome:
         """The outcome recorded for a decided input, rebuilt from the store."""
@@ -895,6 +926,18 @@ class Service(GameReads):
         with self._lock(game_id):
             self._states.pop(game_id, None)
         return self.load(game_id)
+
+
+def _same_request(row: dict[str, Any], command: dict[str, Any]) -> bool:
+    """Whether a kept input asked for ``command`` (as kept: JSON): the same operation,
+    actor, action and arguments, compared as canonical JSON (so ``true`` is not ``1``);
+    the moment is when it was decided, not part of what was asked."""
+    def asked(value: Any) -> str | None:
+        if not isinstance(value, dict):
+            return None
+        return json.dumps({k: v for k, v in value.items() if k != "at"}, sort_keys=True,
+                          ensure_ascii=False, default=str)
+    return asked(row.get("command")) == asked(command)
 
 
 def _recorded_outcome(row: dict[str, Any], state: GameState, fresh: list[Event],

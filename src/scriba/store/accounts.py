@@ -1,5 +1,5 @@
-"""Tables of people: accounts, their seats in games, invitations, API tokens, sign-in
-attempts (for rate limiting) and the server's own secrets.
+"""Tables of people: accounts, their seats in games, invitations, API tokens and the rate
+limits' counters.
 
 Secrets people hold (passwords, invitation links, API tokens) are never stored as given:
 passwords as argon2 hashes, links and tokens as SHA-256 of a high-entropy random string.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import DateTime, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from scriba.store.models import Base
@@ -68,19 +68,37 @@ class ApiTokenRow(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
-class SigninAttemptRow(Base):
-    """A failed sign-in, keyed by address and by client IP, counted in a sliding window."""
+class WebSessionRow(Base):
+    """A signed-in browser: the cookie holds a random key, this row its SHA-256. Signing
+    out, a password change or the loss of a seat ends the row, and so the session."""
 
-    __tablename__ = "signin_attempts"
-    __table_args__ = (Index("ix_signin_attempts_key_at", "key", "at"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    key: Mapped[str] = mapped_column(String(400))
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    __tablename__ = "web_sessions"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    csrf: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    client: Mapped[str] = mapped_column(String(200), default="")
 
 
-class ServerSecretRow(Base):
-    """Secrets the server makes for itself (the cookie-signing key), shared by processes."""
+class RateLimitRow(Base):
+    """A counter of the rate limits (sign-ins, game creation), shared by every process on
+    this database: incremented atomically, forgotten after ``expires_at``."""
 
-    __tablename__ = "server_secrets"
-    name: Mapped[str] = mapped_column(String(64), primary_key=True)
-    value: Mapped[str] = mapped_column(String(512))
+    __tablename__ = "rate_limits"
+    key: Mapped[str] = mapped_column(String(400), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class PasswordResetRow(Base):
+    """A password-reset link sent by mail: single use, expiring; only its hash is kept."""
+
+    __tablename__ = "password_resets"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

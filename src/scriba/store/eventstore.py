@@ -48,7 +48,8 @@ _RAW_COLUMNS = {
 _DECODE_BATCH = 4096
 _INBOUND_COLUMNS = (inbound_t.c.id, inbound_t.c.game_id, inbound_t.c.channel,
                     inbound_t.c.raw, inbound_t.c.status, inbound_t.c.result,
-                    inbound_t.c.request_id, inbound_t.c.command, inbound_t.c.outcome)
+                    inbound_t.c.request_id, inbound_t.c.player, inbound_t.c.command,
+                    inbound_t.c.outcome)
 
 
 # The command path's statements, built once: building a statement costs more than
@@ -77,9 +78,17 @@ _PENDING = (select(*_INBOUND_COLUMNS)
             .where(inbound_t.c.game_id == bindparam("game_id"),
                    inbound_t.c.status == "received", inbound_t.c.id > bindparam("after"))
             .order_by(inbound_t.c.id).limit(bindparam("limit")))
+# A request id is its player's own: (game, player, id) is unique.
 _FIND_REQUEST = select(*_INBOUND_COLUMNS).where(
-    inbound_t.c.game_id == bindparam("game_id"),
+    inbound_t.c.game_id == bindparam("game_id"), inbound_t.c.player == bindparam("player"),
     inbound_t.c.request_id == bindparam("request_id"))
+
+
+def request_owner(command: Any) -> str:
+    """Whose request id an input's is: the player the command acts as; "" for the
+    officer's and the system's (never NULL: unique constraints ignore NULLs)."""
+    actor = command.get("actor") if isinstance(command, dict) else None
+    return actor if isinstance(actor, str) else ""
 
 
 def _lock_key(game_id: str) -> int:
@@ -149,9 +158,11 @@ class GameWrite:
             begin, self._begin_write = self._begin_write, None
             begin()
 
-    def find_request(self, request_id: str) -> dict[str, Any] | None:
-        row = self.connection.execute(
-            _FIND_REQUEST, {"game_id": self.game_id, "request_id": request_id}).first()
+    def find_request(self, player: str, request_id: str) -> dict[str, Any] | None:
+        """The input ``player`` sent under ``request_id`` in this game (see
+        :func:`request_owner`), or None."""
+        row = self.connection.execute(_FIND_REQUEST, {
+            "game_id": self.game_id, "player": player, "request_id": request_id}).first()
         return _inbound(row) if row else None
 
     def keep_decided(self, channel: str, raw: str, request_id: str | None,
@@ -160,14 +171,15 @@ class GameWrite:
         """Keep an input already decided, in the transaction that writes its decision
         (one INSERT, no UPDATE after): the row's id.
 
-        An IntegrityError means its request id was kept meanwhile by another writer.
+        An IntegrityError means its player's request id was kept meanwhile by another
+        writer.
         """
         self.writing()
         now = datetime.now(UTC)
         result = self.connection.execute(_INSERT_INBOUND, {
             "game_id": self.game_id, "channel": channel, "raw": raw, "received_at": now,
             "status": status, "result": message, "outcome": outcome, "decided_at": now,
-            "request_id": request_id, "command": command})
+            "request_id": request_id, "player": request_owner(command), "command": command})
         return int(result.inserted_primary_key[0])
 
     def events_after(self, seq: int) -> list[dict[str, Any]]:
@@ -588,26 +600,29 @@ class EventStore:
                 check_first: bool = True, queued: bool = False) -> tuple[int, bool]:
         """Keep an input (committed) before it is decided: ``(row id, created)``.
 
-        With a ``request_id`` already known for that game, nothing new is kept and the
-        first row's id comes back with ``created=False``. ``check_first=False`` skips the
-        look-up before the insert (one transaction less when the id is most likely new):
-        the unique (game, request id) then finds a known one. ``queued``: its sender
+        With a ``request_id`` its player (:func:`request_owner`) already sent in that game,
+        nothing new is kept and the first row's id comes back with ``created=False``.
+        ``check_first=False`` skips the look-up before the insert (one transaction less
+        when the id is most likely new): the unique (game, player, request id) then finds
+        a known one. ``queued``: its sender
         waits for the decision, whose commit makes this row durable too (see
         :meth:`_begin_queued`); otherwise the row is on disk when this returns.
         """
+        player = request_owner(command)
         if request_id is not None and check_first:
-            row = self.find_request(game_id, request_id)
+            row = self.find_request(game_id, player, request_id)
             if row is not None:
                 return row["id"], False
         values = {"game_id": game_id, "channel": channel, "raw": raw,
                   "received_at": datetime.now(UTC), "status": "received",
-                  "request_id": request_id, "command": command}
+                  "request_id": request_id, "player": player, "command": command}
         try:
             with self._begin_queued() if queued else self._begin(write=True) as connection:
                 result = connection.execute(_INSERT_INBOUND, values)
                 return int(result.inserted_primary_key[0]), True
         except IntegrityError:
-            row = self.find_request(game_id, request_id) if request_id is not None else None
+            row = self.find_request(game_id, player, request_id) \
+                if request_id is not None else None
             if row is None:
                 raise
             return row["id"], False  # the same request arrived meanwhile elsewhere
@@ -615,10 +630,12 @@ class EventStore:
     def keep_inbound(self, channel: str, raw: str, game_id: str | None = None) -> int:
         return self.receive(channel, raw, game_id)[0]
 
-    def find_request(self, game_id: str | None, request_id: str) -> dict[str, Any] | None:
+    def find_request(self, game_id: str | None, player: str,
+                     request_id: str) -> dict[str, Any] | None:
+        """The input ``player`` sent under ``request_id`` in the game, or None."""
         with self._begin() as connection:
-            row = connection.execute(
-                _FIND_REQUEST, {"game_id": game_id, "request_id": request_id}).first()
+            row = connection.execute(_FIND_REQUEST, {
+                "game_id": game_id, "player": player, "request_id": request_id}).first()
             return _inbound(row) if row else None
 
     def inbound_row(self, inbound_id: int) -> dict[str, Any] | None:

@@ -39,6 +39,9 @@ class Letter(Base):
     status: Mapped[str] = mapped_column(String(16), default="kept", index=True)
     auth: Mapped[str] = mapped_column(String(32), default="")
     result: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # A signed letter's identity: SHA-256 of its DKIM signature (b=), so that the same
+    # signed letter sent again under a new Message-ID is recognised and not decided twice.
+    signature: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
 
 
 class OutboxMessage(Base):

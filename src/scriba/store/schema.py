@@ -63,10 +63,12 @@ inbound = Table(
     Column("status", String(32), nullable=False),  # received | accepted | refused
     Column("result", Text, nullable=True),  # the message given back
     Column("request_id", String(200), nullable=True),  # the client's idempotency key
+    # Whose request id it is: the acting player ("" for the officer or the system).
+    Column("player", String(200), nullable=True),
     Column("command", JSON, nullable=True),  # {"op", "actor", "action", "args", "at"}
     Column("decided_at", DateTime(timezone=True), nullable=True),
     Column("outcome", JSON, nullable=True),  # {"accepted", "message", "seqs"}
-    UniqueConstraint("game_id", "request_id", name="uq_inbound_game_request"),
+    UniqueConstraint("game_id", "player", "request_id", name="uq_inbound_game_player_request"),
     Index("ix_inbound_game_id", "game_id"),
     Index("ix_inbound_status", "status"),
 )

@@ -7,20 +7,20 @@ session's) player, never a field of the body: a body naming an ``actor`` is refu
 
 A command the rules refuse is answered 422 with an RFC 9457 problem document whose
 ``detail`` is the ruleset's refusal, in the game's language; the refusal is recorded in the
-game's log like every command.
+game's log like every command. A ``request_id`` is the acting player's own: sent again
+with the same command it gets the first answer, with another command a 409 problem.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections import OrderedDict
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from scriba.service.errors import NotAllowed
+from scriba.service.errors import NotAllowed, RequestIdReused
 from scriba.web import auth
 from scriba.web.app import TITLES, problem
 
@@ -54,8 +54,10 @@ class CommandIn(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict,
                                  description="The action's arguments by name.")
     request_id: str | None = Field(default=None, min_length=1, max_length=200,
-                                   description="Yours, to send a command again safely: the "
-                                               "same id gets the first answer.")
+                                   description="Yours (each player's own), to send a "
+                                               "command again safely: the same id with the "
+                                               "same command gets the first answer; with "
+                                               "another command, 409.")
 
 
 class CommandOut(BaseModel):
@@ -134,6 +136,17 @@ def acting_player(request: Request, game_id: str) -> str:
     return role.player
 
 
+def require_seat(request: Request, game_id: str) -> None:
+    """A seat in ``game_id``: a player's token, or the session of a player or the officer;
+    401 without credentials, 403 for anyone else."""
+    account, player = _caller(request, game_id, "Sign in, or send a token (Authorization: "
+                                                "Bearer TOKEN).")
+    if player is None and _service(request).accounts.role(account.id, game_id).kind \
+            == "reader":
+        raise HTTPException(403, f"Only the players and the officer of {game_id} may do "
+                                 "this.")
+
+
 def require_officer(request: Request, game_id: str) -> Any:
     """The officer's account (session with CSRF header, or the token of their seat)."""
     account, _player = _caller(request, game_id, "Sign in first.")
@@ -196,9 +209,11 @@ def proposal(request: Request, game: str, proposal: str) -> dict[str, Any]:
 
 
 @router.post("/games/{game}/proposals/{proposal}/dry-run",
-             summary="What would change if the proposal were adopted now (recorded nowhere)")
+             summary="What would change if the proposal were adopted now (recorded nowhere; "
+                     "for the game's players and officer)", responses=AUTH_PROBLEMS)
 def dry_run(request: Request, game: str, proposal: str,
             lang: str | None = None) -> dict[str, Any]:
+    require_seat(request, game)  # a dry run runs rule code: not for anyone passing by
     return _service(request).dry_run(game, proposal, _language(request, lang))
 
 
@@ -246,35 +261,35 @@ def actions(request: Request, game: str) -> dict[str, Any]:
 
 
 # --- acting --------------------------------------------------------------------------------
-_ANSWERED: OrderedDict[tuple[str, str, str], tuple[int, dict[str, Any]]] = OrderedDict()
-_ANSWERED_MAX = 10_000
+COMMAND_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    **AUTH_PROBLEMS, 409: {"description": "The request id was sent before with another "
+                                          "command", **_PROBLEM_DOC}}
 
 
 @router.post("/games/{game}/commands", summary="Act as the token's player",
-             response_model=CommandOut, responses=AUTH_PROBLEMS)
+             response_model=CommandOut, responses=COMMAND_PROBLEMS)
 def command(request: Request, game: str, body: CommandIn,
             lang: str | None = None) -> Any:
+    return _perform(request, game, acting_player(request, game), body, lang)
+
+
+def _perform(request: Request, game: str, actor: str, body: CommandIn,
+             lang: str | None) -> Any:
+    """Perform ``body`` as ``actor``: 200, or a 422 problem for a refusal by the rules.
+    A request id is the actor's own: sent again with the same command it gets the first
+    answer (the service's), with another command a 409 problem in the reader's language."""
     service = _service(request)
-    player = acting_player(request, game)
-    key = (game, player, body.request_id) if body.request_id else None
-    if key is not None and key in _ANSWERED:
-        # Also deduplicated by the service (request_id) once its branch is merged; this
-        # answers a client's retry within this process without even loading the game.
-        status_code, answer = _ANSWERED[key]
-        return _command_response(status_code, answer)
-    outcome = service.perform(game, player, body.action, body.args, channel="api",
-                              request_id=body.request_id)
-    seqs = _seqs(outcome)
-    reply = service.describe_outcome(game, outcome, _language(request, lang)) \
-        if hasattr(service, "describe_outcome") else outcome.message
-    answer = {"accepted": outcome.accepted, "message": outcome.message, "seqs": seqs,
-              "reply": reply}
-    status_code = 200 if outcome.accepted else 422
-    if key is not None:
-        _ANSWERED[key] = (status_code, answer)
-        while len(_ANSWERED) > _ANSWERED_MAX:
-            _ANSWERED.popitem(last=False)
-    return _command_response(status_code, answer)
+    language = _language(request, lang)
+    try:
+        outcome = service.perform(game, actor, body.action, body.args, channel="api",
+                                  request_id=body.request_id)
+    except RequestIdReused as refusal:
+        return problem(409, TITLES[409], refusal.told(language) if language else str(refusal),
+                       kind="urn:scriba:problem:request-id-reused", request_id=body.request_id)
+    answer = {"accepted": outcome.accepted, "message": outcome.message,
+              "seqs": _seqs(outcome),
+              "reply": service.describe_outcome(game, outcome, language)}
+    return _command_response(200 if outcome.accepted else 422, answer)
 
 
 def _command_response(status_code: int, answer: dict[str, Any]) -> Any:
@@ -327,7 +342,7 @@ class AdvanceIn(BaseModel):
 
 @router.post("/games/{game}/officer/commands",
              summary="Act for an office the rules grant (officer): as the office's holder",
-             response_model=CommandOut, responses=AUTH_PROBLEMS)
+             response_model=CommandOut, responses=COMMAND_PROBLEMS)
 def officer_command(request: Request, game: str, body: CommandIn,
                     lang: str | None = None) -> Any:
     require_officer(request, game)
@@ -342,12 +357,7 @@ def officer_command(request: Request, game: str, body: CommandIn,
     if holder is None:
         return problem(422, "Refused", f"Nobody holds the office for '{body.action}'.",
                        kind="urn:scriba:problem:refused")
-    outcome = service.perform(game, holder, body.action, body.args, channel="api",
-                              request_id=body.request_id)
-    answer = {"accepted": outcome.accepted, "message": outcome.message,
-              "seqs": _seqs(outcome),
-              "reply": service.describe_outcome(game, outcome, _language(request, lang))}
-    return _command_response(200 if outcome.accepted else 422, answer)
+    return _perform(request, game, holder, body, lang)
 
 
 @router.post("/games/{game}/advance", summary="Move a simulated clock (officer)",

@@ -2,9 +2,14 @@
 
 ``create_app(service_or_db_url)`` builds a FastAPI app. Around it, from the outside in:
 
-- :class:`BodyGuard` refuses bodies over the size limit (413) and JSON that is not UTF-8
-  or nests deeper than :data:`JSON_DEPTH` (400) before anything parses them;
-- Starlette's ``SessionMiddleware`` keeps sign-in sessions in signed cookies;
+- :class:`SecurityHeaders` puts a Content-Security-Policy (no inline script or style, no
+  framing), ``X-Frame-Options``, ``Referrer-Policy`` and ``X-Content-Type-Options`` on
+  every answer, the error pages and refusals below included;
+- :class:`BodyGuard` refuses bodies over the size limit (413), bodies that do not arrive
+  within :data:`BODY_SECONDS` (408) and JSON that is not UTF-8 or nests deeper than
+  :data:`JSON_DEPTH` (400) before anything parses them;
+- :class:`scriba.web.auth.SessionCookies` sets the cookies of sign-in sessions (a random
+  key; the session itself is a row in the database);
 - the routers: the API (``/api/v1``, the only part in the OpenAPI document), the sign-in
   pages, and every ``router`` of the modules in :mod:`scriba.web.pages`, each behind the
   CSRF check;
@@ -18,13 +23,17 @@ Every :class:`~scriba.service.errors.ServiceError` becomes a 4xx: a problem docu
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import functools
+import hashlib
 import importlib
 import logging
 import os
 import pkgutil
+import re
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
@@ -32,7 +41,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.middleware.sessions import SessionMiddleware
 
 from scriba.service import Service
 from scriba.service.errors import (
@@ -40,14 +48,30 @@ from scriba.service.errors import (
     InvalidInput,
     NotAllowed,
     NotFound,
+    RequestIdReused,
     ServiceError,
     UnknownGame,
 )
+from scriba.service.ratelimit import RateLimited
 
 log = logging.getLogger("scriba.web")
 BODY_LIMIT = 2 * 1024 * 1024   # bytes of one request body (a command is at most ~1 MB)
 JSON_DEPTH = 32                # nesting of a JSON body; the service allows 8 in arguments
 PROBLEM = "application/problem+json"
+BODY_SECONDS = 30.0            # for a whole request body to arrive (a slow one holds a worker)
+DOCS_PATH = "/api/v1/docs"
+# The pages load only their own style sheet and script; nothing inline, no frames.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+# Swagger UI (the API's docs page, no player data) comes from a CDN with one inline script
+# (allowed by its hash) and injects inline styles; this path only.
+DOCS_CSP = ("default-src 'self'; script-src 'self' https://cdn.jsdelivr.net {hashes}; "
+            "style-src 'self' https://cdn.jsdelivr.net 'unsafe-inline'; "
+            "img-src 'self' data: https://fastapi.tiangolo.com; object-src 'none'; "
+            "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = {"x-frame-options": "DENY", "referrer-policy": "same-origin",
+                    "x-content-type-options": "nosniff"}
+_INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.DOTALL)
 
 
 class LockedService:
@@ -113,12 +137,66 @@ def problem(status: int, title: str, detail: str, kind: str = "about:blank",
     return JSONResponse(body, status_code=status, media_type=PROBLEM)
 
 
-class BodyGuard:
-    """ASGI middleware: bounded bodies; JSON bodies valid UTF-8 and shallow."""
+class SecurityHeaders:
+    """ASGI middleware: the security headers on every answer (a route's own win)."""
 
-    def __init__(self, app: Any, limit: int = BODY_LIMIT) -> None:
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope.get("path") == DOCS_PATH:
+            await self._docs(scope, receive, send)
+            return
+
+        async def send_with_headers(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = _with_security(message.get("headers") or [], CSP)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+    async def _docs(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """The docs page whole (a kilobyte), so its inline script's hash goes in its CSP."""
+        start: dict[str, Any] = {}
+        body = bytearray()
+
+        async def keep(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body":
+                body.extend(message.get("body", b""))
+
+        await self.app(scope, receive, keep)
+        hashes = " ".join(
+            "'sha256-" + base64.b64encode(hashlib.sha256(script).digest()).decode() + "'"
+            for script in _INLINE_SCRIPT.findall(bytes(body)))
+        start["headers"] = _with_security(start.get("headers") or [],
+                                          DOCS_CSP.format(hashes=hashes))
+        await send(start)
+        await send({"type": "http.response.body", "body": bytes(body)})
+
+
+def _with_security(headers: Any, policy: str) -> list[tuple[bytes, bytes]]:
+    headers = list(headers)
+    present = {name.lower() for name, _ in headers}
+    wanted = {"content-security-policy": policy, **SECURITY_HEADERS}
+    headers += [(name.encode(), value.encode()) for name, value in wanted.items()
+                if name.encode() not in present]
+    return headers
+
+
+class BodyGuard:
+    """ASGI middleware: bounded bodies that arrive in time; JSON bodies valid UTF-8 and
+    shallow. (Uvicorn bounds the time between requests, not the time a body takes.)"""
+
+    def __init__(self, app: Any, limit: int = BODY_LIMIT,
+                 seconds: float = BODY_SECONDS) -> None:
         self.app = app
         self.limit = limit
+        self.seconds = seconds
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -135,17 +213,20 @@ class BodyGuard:
         if too_big:
             await self._too_big(scope, receive, send)
             return
-        body = bytearray()
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > self.limit:
-                await self._too_big(scope, receive, send)
-                return
+        try:
+            async with asyncio.timeout(self.seconds):
+                body = await self._read(receive)
+        except TimeoutError:
+            late = problem(408, "Request timeout", "The request body did not arrive within "
+                           f"{self.seconds:g} seconds.")
+            late.headers["Connection"] = "close"  # what is still coming is not a request
+            await late(scope, receive, send)
+            return
+        if body is None:  # the client left
+            return
+        if len(body) > self.limit:
+            await self._too_big(scope, receive, send)
+            return
         content_type = headers.get(b"content-type", b"").lower()
         if b"json" in content_type and body:
             refusal = None
@@ -169,6 +250,18 @@ class BodyGuard:
 
         await self.app(scope, replay, send)
 
+    async def _read(self, receive: Any) -> bytearray | None:
+        """The body, cut short once it is over the limit; None if the client left."""
+        body = bytearray()
+        more = True
+        while more and len(body) <= self.limit:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        return body
+
     async def _too_big(self, scope: Any, receive: Any, send: Any) -> None:
         await problem(413, "Request body too large",
                       f"A request body may have at most {self.limit} bytes."
@@ -181,7 +274,7 @@ def status_of(error: Exception) -> int:
         return 404
     if isinstance(error, NotAllowed):
         return 403
-    if isinstance(error, GameExists):
+    if isinstance(error, GameExists | RequestIdReused):
         return 409
     if isinstance(error, InvalidInput):
         return 422
@@ -189,7 +282,8 @@ def status_of(error: Exception) -> int:
 
 
 TITLES = {400: "Bad request", 401: "Not signed in", 403: "Not allowed", 404: "Not found",
-          405: "Method not allowed", 409: "Conflict", 413: "Request body too large",
+          405: "Method not allowed", 408: "Request timeout", 409: "Conflict",
+          413: "Request body too large",
           422: "Refused", 429: "Too many requests", 503: "Busy"}
 
 
@@ -223,6 +317,11 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, error: ServiceError) -> Response:
         return _answer(request, status_of(error), str(error))
+
+    @app.exception_handler(RateLimited)
+    async def rate_limited(request: Request, error: RateLimited) -> Response:
+        return _answer(request, 429, rate_limit_sentence(error, reader_language(request)),
+                       headers={"Retry-After": str(error.retry_after)})
 
     async def http_error(request: Request, error: Exception) -> Response:
         return _answer(request, getattr(error, "status_code", 400),
@@ -258,11 +357,30 @@ def install_error_handlers(app: FastAPI) -> None:
         return _answer(request, 404, "Not found.")
 
 
+def reader_language(request: Request) -> str:
+    """The reader's language as the pages choose it (?lang=, cookie, account)."""
+    try:
+        from scriba.web.pages import common
+        return common.reader_for(request).language
+    except Exception:  # noqa: BLE001 - a refusal must be told even if this fails
+        return "en"
+
+
+def rate_limit_sentence(refusal: RateLimited, language: str) -> str:
+    """Why, and when to try again, in the reader's language."""
+    from scriba.web import i18n
+
+    _ = i18n.gettext_for(language)
+    now = datetime.now(UTC)
+    wait = i18n.countdown((now + timedelta(seconds=refusal.retry_after)).isoformat(), now,
+                          language)
+    if refusal.what == "new_game":
+        return _("You have started as many games as a day allows; try again %(wait)s.",
+                 wait=wait)
+    return _("Too many sign-in attempts; try again %(wait)s.", wait=wait)
+
+
 # --- the app -------------------------------------------------------------------------------
-def _secret(service: Any, given: str | None) -> str:
-    return given or os.environ.get("SCRIBA_SECRET") or service.accounts.server_secret()
-
-
 def _page_routers() -> list[Any]:
     try:
         package = importlib.import_module("scriba.web.pages")
@@ -277,13 +395,16 @@ def _page_routers() -> list[Any]:
     return routers
 
 
-def create_app(service_or_db_url: Service | str | None = None, *, secret: str | None = None,
+def create_app(service_or_db_url: Service | str | None = None, *,
                https_only: bool | None = None, run_deadlines: bool = False,
-               body_limit: int = BODY_LIMIT, tick_interval: float | None = None) -> FastAPI:
+               body_limit: int = BODY_LIMIT, tick_interval: float | None = None,
+               body_seconds: float = BODY_SECONDS) -> FastAPI:
     """The ASGI app on a service (or a new one on the database URL; $SCRIBA_DB by default).
 
-    ``https_only`` marks the session cookie Secure; by default it follows $SCRIBA_HTTPS
-    (set it when a proxy serves the site over https)."""
+    ``https_only`` marks the session cookie Secure even on a request that came over plain
+    http (it is Secure anyway on one that came over https, or through a trusted proxy's
+    X-Forwarded-Proto); by default it follows $SCRIBA_HTTPS. ``body_seconds``: the time a request
+    body may take to arrive."""
     from scriba.web import api, auth, deadlines
 
     owned = not isinstance(service_or_db_url, Service)
@@ -324,8 +445,7 @@ def create_app(service_or_db_url: Service | str | None = None, *, secret: str | 
     static = os.path.join(os.path.dirname(__file__), "static")
     if os.path.isdir(static):
         app.mount("/static", StaticFiles(directory=static), name="static")
-    app.add_middleware(SessionMiddleware, secret_key=_secret(service, secret),
-                       session_cookie="scriba_session", max_age=30 * 86400,
-                       same_site="lax", https_only=https_only)
-    app.add_middleware(BodyGuard, limit=body_limit)
+    app.add_middleware(auth.SessionCookies, https_only=https_only)
+    app.add_middleware(BodyGuard, limit=body_limit, seconds=body_seconds)
+    app.add_middleware(SecurityHeaders)  # outermost: the guard's refusals carry them too
     return app

@@ -8,7 +8,6 @@ the static site) the page still renders for an anonymous reader.
 from __future__ import annotations
 
 import secrets
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -216,23 +215,11 @@ def take_flash(request: Request) -> dict[str, Any] | None:
     return {"accepted": text[:1] == "1", "message": text[1:]}
 
 
-# --- exactly once per form: a token in the form, remembered here too ----------------------
-_SEEN: OrderedDict[str, tuple[str, bool]] = OrderedDict()
-_SEEN_LIMIT = 5000
-
-
+# --- exactly once per form: a request id in the form, the service's own ----------------
 def new_request_id() -> str:
+    """A form's request id: the same form sent twice is decided once (by the service,
+    which keeps each player's request ids per game)."""
     return secrets.token_urlsafe(16)
-
-
-def seen(request_id: str) -> tuple[str, bool] | None:
-    return _SEEN.get(request_id)
-
-
-def remember(request_id: str, message: str, accepted: bool) -> None:
-    _SEEN[request_id] = (message, accepted)
-    while len(_SEEN) > _SEEN_LIMIT:
-        _SEEN.popitem(last=False)
 
 
 def safe_markup(html: str) -> Markup:

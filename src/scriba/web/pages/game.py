@@ -150,18 +150,13 @@ def _act(request: Request, game_id: str, action: str, form: Any) -> Response:
 
 def act_once(form: Any, back: str,
              act: Callable[[str | None], tuple[str, bool] | Response]) -> Response:
-    """Act on a form once: the same form sent again (its request id) gets the first answer.
-    ``act`` answers (message, accepted) for the flash, or a response of its own."""
-    request_id = str(form.get("request_id") or "")[:100] or None
-    if request_id and (earlier := common.seen(request_id)) is not None:
-        return common.redirect_with_flash(back, *earlier)
-    answer = act(request_id)
+    """Act on a form once: the same form sent again (its request id, the player's own in
+    the service) gets the first answer. ``act`` answers (message, accepted) for the
+    flash, or a response of its own."""
+    answer = act(str(form.get("request_id") or "")[:100] or None)
     if isinstance(answer, Response):
         return answer
-    message, accepted = answer
-    if request_id:
-        common.remember(request_id, message, accepted)
-    return common.redirect_with_flash(back, message, accepted)
+    return common.redirect_with_flash(back, *answer)
 
 
 def perform(service: Any, game_id: str, player: str, name: str, action: Any, form: Any,

@@ -1,4 +1,5 @@
-"""The officer's page: invitations, players, the clock, and the actions offices hold."""
+"""The officer's page: invitations, players and their seats, the clock, and the actions
+offices hold."""
 
 from __future__ import annotations
 
@@ -125,6 +126,29 @@ def _add_player(request: Request, game_id: str, form: Any, service: Any,
         return common.redirect_with_flash(back, message or _("Done."), outcome.accepted)
     except errors.ServiceError as error:
         return common.redirect_with_flash(back, str(error), False)
+
+
+@officer_post("seat")
+def _seat(request: Request, game_id: str, form: Any, service: Any, status: dict[str, Any],
+          reader: common.Reader, _: Any) -> Response:
+    """Give a player's seat to another address, or (no address) take it from its account.
+    The seat's tokens are revoked and the account that lost it is signed out everywhere
+    (scriba.service.accounts)."""
+    back = common.game_path(game_id, "officer")
+    player = str(form.get("player") or "")
+    email = str(form.get("email") or "").strip()
+    try:
+        if email:
+            account = service.accounts.seat(game_id, player, email)
+            message = _("The seat of %(player)s now belongs to %(email)s.", player=player,
+                        email=account.email)
+        elif service.accounts.unseat(game_id, player):
+            message = _("The seat of %(player)s belongs to no account now.", player=player)
+        else:
+            return common.redirect_with_flash(back, _("No account holds that seat."), False)
+    except errors.ServiceError as error:
+        return common.redirect_with_flash(back, str(error), False)
+    return common.redirect_with_flash(back, message, True)
 
 
 @officer_post("advance")

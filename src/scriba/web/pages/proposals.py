@@ -88,11 +88,13 @@ def proposal_page(request: Request, game_id: str, ref: str) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
         proposal = service.proposal(game_id, ref)
         rules = {str(r["id"]): r for r in service.rules_at(game_id) if r.get("in_force")}
+        # A dry run runs the rules' code: for the game's players and officer, signed in.
+        seated = reader.player is not None or reader.officer
         dry = service.dry_run(game_id, ref, reader.language) \
-            if proposal.get("status") == "open" else None
+            if proposal.get("status") == "open" and seated else None
         return common.render(
             request, "proposal.html", reader, current="proposals", game=game_info(status),
-            rule_lang=status.get("language"), proposal=proposal,
+            rule_lang=status.get("language"), proposal=proposal, seated=seated,
             changes=change_views(proposal.get("changes") or [], rules), dry=dry,
             rule_effects=rule_effects(dry),
             state_rows=state_changes((dry or {}).get("summary_before") or {},

@@ -1,5 +1,7 @@
 """Starting a game from the browser: any signed-in account picks a bundled ruleset and
-becomes the new game's officer (the Scriba, the Poeta, the GM), who then invites players."""
+becomes the new game's officer (the Scriba, the Poeta, the GM), who then invites players.
+An account starts at most ``SCRIBA_GAMES_PER_DAY`` games a day this way (default 10; see
+:mod:`scriba.service.ratelimit`); the officer's CLI (``scriba new``) is not limited."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from scriba.service import errors
+from scriba.service.ratelimit import RateLimited
 from scriba.web import i18n
+from scriba.web.app import rate_limit_sentence
 from scriba.web.pages import common
 
 router = APIRouter()
@@ -51,6 +55,7 @@ def _start(request: Request, form: Any) -> Response:
         service = common.service_of(request)
         if values["ruleset"] not in {r["id"] for r in service.rulesets()}:
             raise errors.InvalidInput(_("Choose one of the rulesets."), field="ruleset")
+        service.accounts.limits.new_game(reader.account.id)  # counted before it is made
         state = service.create_game(values["ruleset"], game_id=values["game"] or None,
                                     name=values["name"] or None,
                                     clock="simulated" if values["clock"] == "simulated"
@@ -58,6 +63,11 @@ def _start(request: Request, form: Any) -> Response:
         service.accounts.set_officer(state.game_id, reader.account.id)
     except errors.NotAllowed as refused:
         return common.error_page(request, reader, refused)
+    except RateLimited as refused:
+        page = _form(request, reader, status_code=429, values=values,
+                     error=rate_limit_sentence(refused, reader.language))
+        page.headers["Retry-After"] = str(refused.retry_after)
+        return page
     except errors.ServiceError as refused:  # a name taken, a bad id: the form again
         return _form(request, reader, status_code=common.page_status(refused),
                      error=str(refused), values=values)
