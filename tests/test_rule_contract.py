@@ -9,11 +9,15 @@ from pathlib import Path
 import pytest
 
 from scriba.kernel import changes, effects, events, reactions, registry
-from scriba.kernel.events import fold
+from scriba.kernel.effect_schema import EFFECTS, TYPES
+from scriba.kernel.errors import InvalidEffect, Refused
+from scriba.kernel.events import fold, make_event
+from scriba.kernel.state import GameState
 from scriba.kernel.upgrade import event_version, upgrade
 from scriba.rulecode import api, std
 from scriba.rulecode.inprocess import InProcessHost
 from scriba.rulesets import load_ruleset
+from scriba.service import narrate
 from scriba.service.service import Service
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -286,7 +290,6 @@ def test_every_event_type_is_registered_and_handled() -> None:
 
 
 def test_api_documents_what_the_kernel_does() -> None:
-    assert set(api.EFFECTS) == set(effects._CONVERTERS)
     assert set(api.CHANGES) == set(changes.CHANGE_TYPES)
     assert set(api.EVENTS) == set(registry.EVENT_TYPES)
     assert set(api.STD) == set(std.NAMES) | set(std.CONSTANT_NAMES)
@@ -294,11 +297,159 @@ def test_api_documents_what_the_kernel_does() -> None:
                   if f.__module__ == api.__name__}
     assert documented == {*registry.DECLARATIONS, *registry.FIXED_HOOKS, "on_EVENT",
                           "transform_NAME", "query_NAME"}  # notices() included
-    # every std effect constructor makes an effect the kernel knows
-    assert {n for n in std.NAMES if n in effects._CONVERTERS} | {"resolve", "notice"} >= \
-        {n for n in std.v1.FUNCTIONS if n in api.EFFECTS}
-    for name in effects._CONVERTERS:
-        assert name in std.v1.FUNCTIONS, f"std has no constructor for the effect {name}"
+
+
+# --- the effect table: the kernel, std and api.py agree with it ---------------------------
+
+CTX = effects.EffectContext(START, "7", {})
+WRONG_VALUES = (5, "five", True, 1.5, [], {}, None)
+
+
+def effect_state() -> GameState:
+    """A game where every example of the table applies: Anna and Bea play, proposal 3 is
+    open, Anna owns the gladiator Spartaco, a deadline is set."""
+    return fold([
+        make_event("game_created", START, game_id="fx", ruleset="test", seed=0, rules=[]),
+        make_event("player_joined", START, player="Anna", vars={}),
+        make_event("player_joined", START, player="Bea", vars={}),
+        make_event("proposal_submitted", START, number=3, label="p3", author="Anna",
+                   changes=[]),
+        make_event("asset_set", START, kind="gladiator", id="Spartaco", owner="Anna", data={}),
+        make_event("timer_set", START, id="t1", name="end_of_period", at=START, data={},
+                   rule="7"),
+    ])
+
+
+def convert(effect: dict) -> list[dict]:
+    return effects.effect_to_events(effect_state(), effect, CTX)
+
+
+def test_every_effect_of_the_table_has_a_meaning_and_a_known_event() -> None:
+    assert set(effects._MEANINGS) == set(EFFECTS)
+    for effect in EFFECTS.values():
+        assert effect.event is None or effect.event in registry.EVENT_TYPES, effect.name
+        assert all(f.type in TYPES for f in effect.fields), effect.name
+
+
+@pytest.mark.parametrize("name", sorted(EFFECTS))
+def test_an_effect_with_valid_fields_becomes_its_event(name: str) -> None:
+    entry = EFFECTS[name]
+    required = {k: v for k, v in entry.example.items()
+                if (f := entry.field(k)) is None or not f.optional}
+    for fields in (entry.example, required):
+        effect = {"effect": name, **fields}
+        if name == "set_timer" and fields is required:  # a deadline needs after or at
+            with pytest.raises(InvalidEffect, match="effect 'set_timer': needs after or at"):
+                convert(effect)
+            continue
+        if entry.event is None:  # refuse: the command is refused instead
+            with pytest.raises(Refused):
+                convert(effect)
+            continue
+        made = convert(effect)
+        assert made and {e["type"] for e in made} == {entry.event}
+
+
+FIELDS = [(name, f.name) for name, e in sorted(EFFECTS.items()) for f in e.fields]
+
+
+@pytest.mark.parametrize(("name", "field"), FIELDS)
+def test_an_effect_with_a_field_of_the_wrong_type_is_refused(name: str, field: str) -> None:
+    entry = EFFECTS[name]
+    spec = entry.field(field)
+    wrong = [v for v in WRONG_VALUES if spec.problem(v)]
+    if spec.type == "any":
+        assert wrong == []  # anything plain goes (check_value bounds it)
+        return
+    for value in wrong:
+        with pytest.raises(InvalidEffect, match=f"effect '{name}': {field} must be "):
+            convert({"effect": name, **entry.example, field: value})
+
+
+@pytest.mark.parametrize(("name", "field"), FIELDS)
+def test_an_effect_without_a_required_field_is_refused(name: str, field: str) -> None:
+    entry = EFFECTS[name]
+    effect = {"effect": name, **entry.example}
+    effect.pop(field, None)
+    if entry.field(field).may_be_left_out():
+        if entry.event is not None and name != "set_timer":  # set_timer: after or at
+            assert convert(effect)
+        return
+    with pytest.raises(InvalidEffect, match=f"effect '{name}': missing {field}"):
+        convert(effect)
+
+
+@pytest.mark.parametrize("name", sorted(EFFECTS))
+def test_an_effect_with_an_unknown_field_is_refused_unless_open(name: str) -> None:
+    entry = EFFECTS[name]
+    effect = {"effect": name, **entry.example, "colour": "red"}
+    if entry.open:  # a notice carries its own data
+        assert convert(effect)[0]["payload"]["colour"] == "red"
+    else:
+        with pytest.raises(InvalidEffect, match=f"effect '{name}': unknown field 'colour'"):
+            convert(effect)
+
+
+def test_an_unknown_effect_is_refused() -> None:
+    with pytest.raises(InvalidEffect, match="unknown effect 'teleport'; known: add_player"):
+        convert({"effect": "teleport"})
+
+
+STD_NAMES = sorted((alias, e.name) for e in EFFECTS.values() for alias in (e.name, *e.std_names))
+
+
+@pytest.mark.parametrize(("name", "effect"), STD_NAMES)
+def test_every_std_constructor_builds_what_the_kernel_accepts(name: str, effect: str) -> None:
+    entry = EFFECTS[effect]
+    make = std.v1.FUNCTIONS[name]
+    required = [f for f in entry.fields if not f.optional]
+    args = {f.name: entry.example.get(f.name) for f in required}
+    keywords = {f.arg or f.name: entry.example[f.name] for f in entry.fields
+                if f.optional and f.name in entry.example}
+    keywords |= {k: v for k, v in entry.example.items() if entry.field(k) is None}
+    made = make(*args.values(), **keywords)
+    assert made == {"effect": effect, **entry.example}
+    if entry.event is not None:
+        assert {e["type"] for e in convert(made)} == {entry.event}
+    for spec in entry.fields:  # a wrong argument: the message names the effect and field
+        wrong = next((v for v in WRONG_VALUES if v is not None and spec.problem(v)), None)
+        if wrong is None:
+            continue
+        with pytest.raises(std.v1.StdError, match=f"std.{effect}: {spec.name} must be "):
+            if spec.optional:
+                make(*args.values(), **{**keywords, (spec.arg or spec.name): wrong})
+            else:
+                make(*{**args, spec.name: wrong}.values(), **keywords)
+    unknown = "effect" if entry.open else "colour"
+    with pytest.raises(std.v1.StdError, match=f"std.{effect}: unknown argument '{unknown}'"):
+        make(*args.values(), **{unknown: "red"})
+
+
+@pytest.mark.parametrize("name", sorted(EFFECTS))
+def test_every_effect_s_event_is_told_in_it_de_en(name: str) -> None:
+    entry = EFFECTS[name]
+    if entry.event is None:
+        return  # a refusal is the rule's own message
+    if entry.event in narrate.SILENT:  # bookkeeping; what follows it is told
+        assert entry.event in ("changes_due", "proposal_updated")
+        return
+    told = {}
+    for language in ("en", "it", "de"):
+        words = narrate.Words(language=language)
+        told[language] = [narrate.Narrator(words).tell(e)
+                          for e in convert({"effect": name, **entry.example})]
+        assert all(told[language]), (language, told[language])
+    if entry.event != "notice":  # a notice's text is the rule's, in the ruleset's language
+        assert told["it"] != told["en"] and told["de"] != told["en"]
+
+
+def test_api_lists_exactly_the_table_s_effects_with_their_fields() -> None:
+    assert list(api.EFFECTS) == list(EFFECTS)
+    for name, effect in EFFECTS.items():
+        assert all(f'"{f.name}"' in api.EFFECTS[name] for f in effect.fields)
+        assert (effect.event or "no event") in api.EFFECTS[name]
+        for alias in (name, *effect.std_names):
+            assert api.STD[alias].startswith(f"std.{alias}(")
 
 
 # --- event schema versions --------------------------------------------------------------

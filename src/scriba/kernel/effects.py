@@ -1,9 +1,10 @@
 """Effects: the only way rule code changes a game.
 
-A reaction returns a list of effect dicts (``{"effect": NAME, ...}``, listed with
-examples in :mod:`scriba.rulecode.api`). The kernel validates each one against the
-current state and turns it into events; an effect that cannot apply raises
-:class:`InvalidEffect`, which the engine records as an abort of that rule's code.
+A reaction returns a list of effect dicts (``{"effect": NAME, ...}``). Each is checked
+against its entry in the table of effects (:mod:`scriba.kernel.effect_schema`: its
+fields and their types), then given its meaning here: checked against the current state
+and turned into events. An effect that cannot apply raises :class:`InvalidEffect`, which
+the engine records as an abort of that rule's code.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scriba.kernel.changes import normalize_change
+from scriba.kernel.effect_schema import EFFECTS
 from scriba.kernel.errors import InvalidEffect, Refused
 from scriba.kernel.events import Event, make_event
 from scriba.kernel.state import GameState
@@ -41,14 +43,18 @@ def effect_to_events(state: GameState, effect: Any, ctx: EffectContext) -> list[
         check_value(effect, f"the effect {effect['effect']!r}")
     except BadValue as bad:
         raise InvalidEffect(str(bad)) from None
-    converter = _CONVERTERS.get(effect["effect"])
-    if converter is None:
+    entry = EFFECTS.get(effect["effect"])
+    if entry is None:
         raise InvalidEffect(f"unknown effect {effect['effect'][:100]!r}; known: "
-                            + ", ".join(sorted(_CONVERTERS)))
-    try:
-        return converter(state, effect, ctx)
-    except KeyError as missing:
-        raise InvalidEffect(f"effect {effect['effect']!r} lacks {missing}") from None
+                            + ", ".join(sorted(EFFECTS)))
+    problem = entry.problem(effect)
+    if problem:
+        raise InvalidEffect(f"effect {entry.name!r}: {problem}")
+    # An optional field given None is left out: the meaning's default applies.
+    effect = {k: v for k, v in effect.items()
+              if v is not None or not (field := entry.field(k)) or not field.optional
+              or field.none}
+    return _MEANINGS[entry.name](state, effect, ctx)
 
 
 def _player(state: GameState, name: Any) -> str:
@@ -66,19 +72,17 @@ def _proposal(state: GameState, number: Any) -> dict[str, Any]:
 
 def _set_var(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
     player = None if e.get("player") is None else _player(state, e["player"])
-    return [ctx.event("var_set", player=player, name=str(e["name"]), value=e["value"])]
+    return [ctx.event("var_set", player=player, name=e["name"], value=e.get("value"))]
 
 
 def _add_var(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
     player = None if e.get("player") is None else _player(state, e["player"])
     amount = e["amount"]
-    if not isinstance(amount, int | float) or isinstance(amount, bool):
-        raise InvalidEffect(f"add_var amount must be a number, got {amount!r}")
     # The sum is taken when the event is applied, so that several additions produced
     # together (by one rule or by several) all count.
     scope = "game" if player is None else "player"
-    return [ctx.event("var_set", player=player, name=str(e["name"]), delta=amount,
-                      initial=ctx.initials.get((scope, str(e["name"])), 0))]
+    return [ctx.event("var_set", player=player, name=e["name"], delta=amount,
+                      initial=ctx.initials.get((scope, e["name"]), 0))]
 
 
 def _transfer(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
@@ -92,16 +96,16 @@ def _transfer(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[E
 
 def _set_office(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
     holder = None if e.get("holder") is None else _player(state, e["holder"])
-    return [ctx.event("office_set", office=str(e["office"]), holder=holder)]
+    return [ctx.event("office_set", office=e["office"], holder=holder)]
 
 
 def _resolve_proposal(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
     proposal = _proposal(state, e["proposal"])
     if proposal["status"] != "open":
         raise InvalidEffect(f"proposal {proposal['number']} is already {proposal['status']}")
-    outcome = str(e["outcome"])
-    apply = bool(e.get("apply", outcome == "adopted"))
-    reason = {} if e.get("reason") is None else {"reason": str(e["reason"])}
+    outcome = e["outcome"]
+    apply = e.get("apply", outcome == "adopted")
+    reason = {"reason": e["reason"]} if "reason" in e else {}
     return [ctx.event("proposal_resolved", proposal=proposal["number"], outcome=outcome,
                       tally=e.get("tally") or {}, apply=apply, **reason)]
 
@@ -159,14 +163,14 @@ def proposal_cause(proposal: dict[str, Any]) -> dict[str, Any]:
 
 def _update_proposal(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
     proposal = _proposal(state, e["proposal"])
-    return [ctx.event("proposal_updated", proposal=proposal["number"], key=str(e["key"]),
+    return [ctx.event("proposal_updated", proposal=proposal["number"], key=e["key"],
                       value=e.get("value"))]
 
 
 def _set_vote(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
     proposal = _proposal(state, e["proposal"])
     return [ctx.event("vote_cast", proposal=proposal["number"], player=_player(state, e["player"]),
-                      choice=str(e["choice"]), data=dict(e.get("data") or {}), forced=True)]
+                      choice=e["choice"], data=dict(e.get("data") or {}), forced=True)]
 
 
 def _withdraw_vote(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
@@ -178,7 +182,9 @@ def _withdraw_vote(state: GameState, e: dict[str, Any], ctx: EffectContext) -> l
 def _set_timer(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
     if "after" in e:
         at = add_seconds(ctx.time, int(e["after"]))
-    elif isinstance(e.get("at"), int | float):
+    elif "at" not in e:
+        raise InvalidEffect("effect 'set_timer': needs after or at")
+    elif isinstance(e["at"], int | float):
         at = from_ts(e["at"])
     else:
         at = normalize(e["at"])
@@ -187,18 +193,17 @@ def _set_timer(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[
     if journal is not None:
         journal.attr(state, "next_timer")
     state.next_timer += 1  # reserved now so that two timers set together differ
-    return [ctx.event("timer_set", id=timer_id, name=str(e["name"]), at=at,
+    return [ctx.event("timer_set", id=timer_id, name=e["name"], at=at,
                       data=e.get("data") or {}, rule=ctx.rule_id)]
 
 
 def _cancel_timer(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
-    ids = [t["id"] for t in state.timers.values()
-           if t["id"] == e.get("id") or (e.get("name") and t["name"] == e["name"])]
+    ids = [t["id"] for t in state.timers.values() if t["name"] == e["name"]]
     return [ctx.event("timer_cancelled", id=timer_id) for timer_id in ids]
 
 
 def _create_asset(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
-    kind, asset_id = str(e["kind"]), str(e["id"])
+    kind, asset_id = e["kind"], e["id"]
     if asset_id in state.assets.get(kind, {}):
         raise InvalidEffect(f"{kind} {asset_id!r} already exists")
     owner = None if e.get("owner") is None else _player(state, e["owner"])
@@ -206,7 +211,7 @@ def _create_asset(state: GameState, e: dict[str, Any], ctx: EffectContext) -> li
 
 
 def _update_asset(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
-    kind, asset_id = str(e["kind"]), str(e["id"])
+    kind, asset_id = e["kind"], e["id"]
     asset = state.assets.get(kind, {}).get(asset_id)
     if asset is None:
         raise InvalidEffect(f"no {kind} {asset_id!r}")
@@ -218,18 +223,18 @@ def _update_asset(state: GameState, e: dict[str, Any], ctx: EffectContext) -> li
 
 
 def _destroy_asset(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
-    kind, asset_id = str(e["kind"]), str(e["id"])
+    kind, asset_id = e["kind"], e["id"]
     if asset_id not in state.assets.get(kind, {}):
         raise InvalidEffect(f"no {kind} {asset_id!r}")
     return [ctx.event("asset_destroyed", kind=kind, id=asset_id)]
 
 
 def _set_status(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
-    return [ctx.event("player_status", player=_player(state, e["player"]), status=str(e["status"]))]
+    return [ctx.event("player_status", player=_player(state, e["player"]), status=e["status"])]
 
 
 def _add_player(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
-    name = str(e["player"])
+    name = e["player"]
     if name in state.players and state.players[name]["status"] == "active":
         raise InvalidEffect(f"{name!r} is already playing")
     initial = {n: v for (scope, n), v in ctx.initials.items() if scope == "player"}
@@ -238,26 +243,29 @@ def _add_player(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list
 
 def _notice(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
     extra = {k: v for k, v in e.items() if k not in ("effect", "text")}
-    return [ctx.event("notice", text=str(e["text"]), **extra)]
+    if extra.get("kind", "") is None:
+        del extra["kind"]  # a plain message to the players
+    return [ctx.event("notice", text=e["text"], **extra)]
 
 
 def _declare_winner(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
-    players = e["players"] if "players" in e else [e["player"]]
-    for name in players:
+    for name in e["players"]:
         _player(state, name)
-    return [ctx.event("winner_declared", players=list(players), end=bool(e.get("end", True)),
+    return [ctx.event("winner_declared", players=list(e["players"]), end=e.get("end", True),
                       reason=e.get("reason", ""))]
 
 
 def _end_game(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
-    return [ctx.event("game_ended", reason=str(e.get("reason", "")))]
+    return [ctx.event("game_ended", reason=e.get("reason", ""))]
 
 
 def _refuse(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
-    raise Refused.by_rule(str(e["message"]), ctx.rule_id)
+    raise Refused.by_rule(e["message"], ctx.rule_id)
 
 
-_CONVERTERS: dict[str, Callable[[GameState, dict[str, Any], EffectContext], list[Event]]] = {
+# What each effect of the table (kernel/effect_schema.py) means: the events it becomes,
+# given fields the table has checked.
+_MEANINGS: dict[str, Callable[[GameState, dict[str, Any], EffectContext], list[Event]]] = {
     "set_var": _set_var,
     "add_var": _add_var,
     "transfer": _transfer,

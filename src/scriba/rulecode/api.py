@@ -116,6 +116,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from scriba.kernel.effect_schema import EFFECTS as EFFECT_TABLE
+from scriba.kernel.effect_schema import reference, std_signature
 from scriba.kernel.registry import EVENT_TYPES
 
 # --- declarations (no arguments; called once per version of the code) ----------------
@@ -311,44 +313,10 @@ def query_NAME(game: dict[str, Any], args: dict[str, Any]) -> Any:  # noqa: N802
     return None
 
 
-# --- effects --------------------------------------------------------------------------
+# --- effects (generated from the kernel's table, kernel/effect_schema.py) ------------
+# Each: its fields ("?": may be left out), the event it becomes, what it does.
 
-EFFECTS: dict[str, str] = {
-    "set_var": '{"effect": "set_var", "player": "Anna" or None, "name": "points", "value": 5}',
-    "add_var": '{"effect": "add_var", "player": "Anna" or None, "name": "points", "amount": -2}'
-               "  (additions returned together all count: the sum is taken when applied)",
-    "transfer": '{"effect": "transfer", "name": "nomica", "amount": 100, "from": "A", "to": "B"}'
-                " (None on a side: the money comes from or goes to nowhere)",
-    "set_office": '{"effect": "set_office", "office": "King", "holder": "Anna" or None}',
-    "resolve_proposal": '{"effect": "resolve_proposal", "proposal": 3, "outcome": "adopted",'
-                        ' "reason": "vote", "tally": {...}, "apply": True}  (apply defaults to'
-                        ' outcome=="adopted"; outcomes and reasons: see "Proposal outcomes")',
-    "apply_changes": '{"effect": "apply_changes", "proposal": 3}  (changes of a proposal '
-                     "resolved with apply False, e.g. at the end of a round)",
-    "change_rules": '{"effect": "change_rules", "changes": [...], "cause": {"kind": "decree",'
-                    ' "by": "GM"}}  (officer powers such as an emergency decree)',
-    "update_proposal": '{"effect": "update_proposal", "proposal": 3, "key": "vetoed",'
-                       ' "value": True}',
-    "set_vote": '{"effect": "set_vote", "proposal": 3, "player": "Bea", "choice": "for"}',
-    "withdraw_vote": '{"effect": "withdraw_vote", "proposal": 3, "player": "Bea"}',
-    "set_timer": '{"effect": "set_timer", "name": "end_of_period", "after": 1209600,'
-                 ' "data": {}}  (or "at": ISO time or a timestamp)',
-    "cancel_timer": '{"effect": "cancel_timer", "name": "end_of_period"} (or "id")',
-    "create_asset": '{"effect": "create_asset", "kind": "gladiator", "id": "Spartaco",'
-                    ' "owner": "Anna", "data": {"magic": "12345"}}',
-    "update_asset": '{"effect": "update_asset", "kind": "gladiator", "id": "Spartaco",'
-                    ' "owner": "Bea", "data": {"magic": "12355"}}  (data is merged)',
-    "destroy_asset": '{"effect": "destroy_asset", "kind": "gladiator", "id": "Spartaco"}',
-    "set_status": '{"effect": "set_status", "player": "Anna", "status": "left"}',
-    "add_player": '{"effect": "add_player", "player": "Carla", "vars": {"points": 10}}',
-    "notice": '{"effect": "notice", "text": "La Giornata III comincia", "kind": "decree"}'
-              "  (a kind must be declared in the rule's notices())",
-    "declare_winner": '{"effect": "declare_winner", "players": ["Anna"], "reason": "...",'
-                      ' "end": True}',
-    "end_game": '{"effect": "end_game", "reason": "no King can be chosen"}',
-    "refuse": '{"effect": "refuse", "message": "..."}  (while reacting to a command: the whole'
-              " command is refused and nothing it did is kept)",
-}
+EFFECTS: dict[str, str] = {name: reference(effect) for name, effect in EFFECT_TABLE.items()}
 
 # --- rule changes (in proposals' "changes" and in change_rules) -----------------------
 
@@ -414,34 +382,15 @@ STD: dict[str, str] = {
     "enact": "std.enact(text, title=\"\", code=None, rule=None, attributes=None) -> a change",
     "repeal": "std.repeal(rule) -> a change",
     "amend": "std.amend(rule, text=None, title=None, code=None) -> a change",
-    # effects: checked constructors of the dicts in EFFECTS (same names and fields;
-    # required fields positional, the rest by keyword; None leaves a field out)
-    "set_var": "std.set_var(name, value, player=None)",
-    "add_var": "std.add_var(name, amount, player=None)",
-    "transfer": "std.transfer(name, amount, source, to)  (source: the paying player, None"
-                " for nowhere; `from` is a reserved word)",
-    "set_office": "std.set_office(office, holder)",
-    "resolve": "std.resolve(proposal, outcome, reason=None, tally=None, apply=None)",
-    "resolve_proposal": "std.resolve_proposal(proposal, outcome, reason=, tally=, apply=)",
-    "apply_changes": "std.apply_changes(proposal)",
-    "change_rules": "std.change_rules(changes, cause=None)",
-    "update_proposal": "std.update_proposal(proposal, key, value)",
-    "set_vote": "std.set_vote(proposal, player, choice, data=None)",
-    "withdraw_vote": "std.withdraw_vote(proposal, player)",
-    "set_timer": "std.set_timer(name, after=None, at=None, data=None)",
-    "cancel_timer": "std.cancel_timer(name)",
-    "create_asset": "std.create_asset(kind, id, owner=None, data=None)",
-    "update_asset": "std.update_asset(kind, id, owner=None, data=None)",
-    "destroy_asset": "std.destroy_asset(kind, id)",
-    "set_status": "std.set_status(player, status)",
-    "add_player": "std.add_player(player, vars=None)",
-    "notice": "std.notice(kind, text, **fields)  (kind declared in notices(), or None)",
-    "declare_winner": "std.declare_winner(players, reason=None, end=None)",
-    "end_game": "std.end_game(reason=None)",
-    "refuse": "std.refuse(message)",
     # constants
     "VERSION": "std.VERSION — the std version of this module's definitions",
     "OUTCOMES": "std.OUTCOMES — the proposal outcomes (see \"Proposal outcomes\")",
     "REASONS": "std.REASONS — the common reasons",
     "CHOICES": "std.CHOICES — [\"for\", \"against\", \"abstain\"]",
 }
+
+
+# effects: checked constructors of the dicts in EFFECTS (same names and fields; required
+# fields positional, the rest by keyword; None leaves an optional field out)
+STD.update({name: std_signature(effect, name) for effect in EFFECT_TABLE.values()
+            for name in (effect.name, *effect.std_names)})

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from scriba.kernel.effect_schema import EFFECTS, OUTCOMES, Effect
+
 VERSION = 1
 
-# One vocabulary of proposal outcomes for every ruleset; the reason goes in its own field.
-OUTCOMES = ("adopted", "rejected", "failed_quorum", "withdrawn", "void")
 REASONS = ("vote", "veto", "quorum", "deferral", "expired", "author", "ruling", "tie")
 CHOICES = ("for", "against", "abstain")
 
@@ -244,120 +244,49 @@ def _check_str(name: str, key: str, value: Any) -> None:
 
 
 # --- effects, checked where they are made ---------------------------------------------
-# Each returns the effect dict the kernel understands (see rulecode/api.py EFFECTS).
-
-_ANY = object()
-_SPECS: dict[str, tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]]] = {}
-
-
-def _spec(name: str, required: tuple[tuple[str, Any], ...],
-          optional: tuple[tuple[str, Any], ...] = ()) -> None:
-    _SPECS[name] = (required, optional)
+# A constructor per effect of the kernel's table (kernel/effect_schema.py), made from its
+# entry: the required fields positional, the rest by keyword; an optional field left None
+# is left out, so the kernel's default applies. The table is the kernel's, not a std
+# version's: the constructors build what the kernel of this Scriba accepts.
 
 
-_PLAYER_OR_NONE = ("player", type(None))
-_spec("set_var", (("name", str), ("value", _ANY)), (("player", _PLAYER_OR_NONE),))
-_spec("add_var", (("name", str), ("amount", "number")), (("player", _PLAYER_OR_NONE),))
-_spec("transfer", (("name", str), ("amount", "number"), ("from", _PLAYER_OR_NONE),
-                   ("to", _PLAYER_OR_NONE)))
-_spec("set_office", (("office", str), ("holder", _PLAYER_OR_NONE)))
-_spec("resolve_proposal", (("proposal", int), ("outcome", "outcome")),
-      (("reason", str), ("tally", dict), ("apply", bool)))
-_spec("apply_changes", (("proposal", int),))
-_spec("change_rules", (("changes", list),), (("cause", dict),))
-_spec("update_proposal", (("proposal", int), ("key", str), ("value", _ANY)))
-_spec("set_vote", (("proposal", int), ("player", str), ("choice", str)), (("data", dict),))
-_spec("withdraw_vote", (("proposal", int), ("player", str)))
-_spec("set_timer", (("name", str),), (("after", "number"), ("at", _ANY), ("data", dict)))
-_spec("cancel_timer", (("name", str),))
-_spec("create_asset", (("kind", str), ("id", str)), (("owner", _PLAYER_OR_NONE), ("data", dict)))
-_spec("update_asset", (("kind", str), ("id", str)), (("owner", _PLAYER_OR_NONE), ("data", dict)))
-_spec("destroy_asset", (("kind", str), ("id", str)))
-_spec("set_status", (("player", str), ("status", str)))
-_spec("add_player", (("player", str),), (("vars", dict),))
-_spec("declare_winner", (("players", list),), (("reason", str), ("end", bool)))
-_spec("end_game", (), (("reason", str),))
-_spec("refuse", (("message", str),))
-
-
-def _type_ok(expected: Any, value: Any) -> bool:
-    if expected is _ANY:
-        return True
-    if expected == "number":
-        return _is_number(value)
-    if expected == "outcome":
-        return value in OUTCOMES
-    if isinstance(expected, tuple):
-        return any(_type_ok(e, value) for e in expected)
-    if expected == "player":
-        return isinstance(value, str) and value != ""
-    if expected is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, expected)
-
-
-def _describe(expected: Any) -> str:
-    if isinstance(expected, tuple):
-        return " or ".join(_describe(e) for e in expected)
-    if expected == "outcome":
-        return "one of " + ", ".join(OUTCOMES)
-    if expected is type(None):
-        return "None"
-    return expected if isinstance(expected, str) else expected.__name__
-
-
-def _effect_maker(name: str) -> Callable[..., dict[str, Any]]:
-    required, optional = _SPECS[name]
-    positional = [k for k, _ in required]
-    known = dict(required + optional)
+def _constructor(effect: Effect) -> Callable[..., dict[str, Any]]:
+    positional = [f.name for f in effect.fields if not f.optional]
+    by_arg = {f.name: f for f in effect.fields} | {f.arg: f for f in effect.fields if f.arg}
+    known = ", ".join(f.name for f in effect.fields)
+    name = effect.name
 
     def make(*args: Any, **kwargs: Any) -> dict[str, Any]:
         if len(args) > len(positional):
             raise _fail(name, f"takes {len(positional)} positional arguments "
                               f"({', '.join(positional) or 'none'}), got {len(args)}")
         values = dict(zip(positional, args, strict=False))
-        for key, value in kwargs.items():
-            key = "from" if key == "source" else key  # `from` is a reserved word
+        for arg, value in kwargs.items():
+            field = by_arg.get(arg)
+            if field is None and (not effect.open or arg == "effect"):
+                raise _fail(name, f"unknown argument {arg!r} (known: {known})")
+            key = field.name if field else arg
             if key in values:
                 raise _fail(name, f"{key} given twice")
             values[key] = value
-        for key in values:
-            if key not in known:
-                raise _fail(name, f"unknown argument {key!r} (known: {', '.join(known)})")
         for key in positional:
             if key not in values:
                 raise _fail(name, f"missing {key}")
-        # An optional argument left None is left out: the kernel's default applies.
-        values = {k: v for k, v in values.items() if v is not None or k in positional}
+        values = {k: v for k, v in values.items()
+                  if v is not None or k in positional or k not in by_arg}
         for key, value in values.items():
-            if not _type_ok(known[key], value):
-                raise _fail(name, f"{key} must be {_describe(known[key])}, got {value!r}")
+            problem = by_arg[key].problem(value) if key in by_arg else None
+            if problem:
+                raise _fail(name, problem)
         return {"effect": name, **values}
 
     make.__name__ = name
     return make
 
 
-def notice(kind: Any, text: Any, **extra: Any) -> dict[str, Any]:
-    """A notice of a kind this rule declares in ``notices()``, with any extra fields."""
-    if kind is not None and not isinstance(kind, str):
-        raise _fail("notice", f"kind must be a string or None, got {kind!r}")
-    _check_str("notice", "text", text)
-    for key in ("effect", "text", "kind"):
-        if key in extra:
-            raise _fail("notice", f"{key} cannot be an extra field")
-    effect = {"effect": "notice", "text": text, **extra}
-    if kind is not None:
-        effect["kind"] = kind
-    return effect
-
-
-def resolve(proposal: Any, outcome: Any, reason: Any = None, tally: Any = None,
-            apply: Any = None) -> dict[str, Any]:
-    """Resolve a proposal with an outcome of :data:`OUTCOMES` and why (:data:`REASONS`
-    or another word), e.g. ``std.resolve(3, "rejected", reason="veto")``."""
-    return _effect_maker("resolve_proposal")(proposal, outcome, reason=reason, tally=tally,
-                                             apply=apply)
+EFFECT_CONSTRUCTORS: dict[str, Callable[..., dict[str, Any]]] = {
+    alias: _constructor(effect) for effect in EFFECTS.values()
+    for alias in (effect.name, *effect.std_names)}
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
@@ -365,8 +294,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "open_proposals": open_proposals, "next_player": next_player, "reorder": reorder,
     "vote_word": vote_word,
     "tally": tally, "passes": passes, "changes": changes, "touched": touched,
-    "enact": enact, "repeal": repeal, "amend": amend, "notice": notice, "resolve": resolve,
-    **{name: _effect_maker(name) for name in _SPECS},
+    "enact": enact, "repeal": repeal, "amend": amend, **EFFECT_CONSTRUCTORS,
 }
 CONSTANTS: dict[str, Any] = {"VERSION": VERSION, "OUTCOMES": list(OUTCOMES),
                              "REASONS": list(REASONS), "CHOICES": list(CHOICES)}
