@@ -213,8 +213,12 @@ def test_chronicle_groups_and_dates(eq: tuple[Service, str]) -> None:
     march_3 = svc.chronicle(game, since="2026-03-03", until="2026-03-03")
     assert march_3 and all(e["time"][:10] == "2026-03-03" for e in march_3)
     assert any("p1" in e["text"] for e in march_3)
-    points = svc.chronicle(game, kinds=["points"])
-    assert any(e["text"].startswith("Anna: punti +10") for e in points)
+    score = svc.chronicle(game, kinds=["score"])
+    assert any(e["text"].startswith("Anna: punti +10") for e in score)
+    assert {e["kind"] for e in score} == {"var_set"}
+    assert all("punti" in e["text"] for e in score)  # the score only: no other variable
+    variables = svc.chronicle(game, kinds=["variables"])
+    assert len(variables) > len(score)
     with pytest.raises(errors.InvalidInput):
         svc.chronicle(game, since="last week")
     for bad in ({"limit": -1}, {"after_seq": "3"}, {"limit": True}):

@@ -1,7 +1,23 @@
 """Bundled rulesets: each a folder of rule texts (.md) and rule code (.star).
 
 ``rulesets/<id>/ruleset.toml`` names the ruleset, its language, the seed it comes from
-and its settings; ``rules/<n>.md`` holds a rule's original text under a small YAML front
+and its settings, gives its variables and offices their labels (``[labels.variables]``,
+``[labels.offices]``) and says how the game is read (every key optional; a ruleset that
+declares nothing shows no period and no score):
+
+- ``[vocabulary]`` ``period``: game variables that count the game's periods, the first
+  the game has wins (``["day"]`` → "Giornata 3" from the label and the value);
+  ``score``: the player variables that are the score (``["points"]``), shown first on the
+  game's page, in the status and at the end of each period's report.
+- ``[display.variables]``: how a variable's value is shown — ``"number"``, ``"player"``,
+  ``"players"`` (a list of names), ``"proposal"`` (its label), ``"date"`` (an ISO time),
+  ``"flag"`` (true/false), ``"text"``, or ``{kind = "money", unit = "N"}``; a variable
+  without one is shown as it is.
+
+The service reads these through :class:`Ruleset` and nowhere guesses a ruleset's words;
+a game created with a ``vocabulary`` or ``display`` setting uses that instead.
+
+``rules/<n>.md`` holds a rule's original text under a small YAML front
 matter (id, title, attributes, optional history); ``rules/<n>.star`` its code, if any;
 ``initial.yaml`` (optional) an initial state for games that start in progress: players
 with their variables, game variables, offices and earlier proposals.
@@ -37,6 +53,8 @@ class Ruleset:
     rules: list[dict[str, Any]]
     initial: dict[str, Any] = field(default_factory=dict)
     labels: dict[str, Any] = field(default_factory=dict)
+    vocabulary: dict[str, list[str]] = field(default_factory=dict)  # period, score
+    display: dict[str, dict[str, str]] = field(default_factory=dict)  # variable → kind
     path: Path | None = None
 
     def game_payload(self, game_id: str, name: str, seed: int, clock: str,
@@ -70,7 +88,43 @@ def load_ruleset(ruleset_id: str, root: Path | None = None) -> Ruleset:
     return Ruleset(id=meta.get("id", ruleset_id), name=meta.get("name", ruleset_id),
                    language=meta.get("language", "en"), source=meta.get("source", ""),
                    settings=meta.get("settings", {}), rules=rules, initial=initial or {},
-                   labels=meta.get("labels", {}), path=path)
+                   labels=meta.get("labels", {}), vocabulary=vocabulary(meta.get("vocabulary")),
+                   display=display(meta.get("display")), path=path)
+
+
+VOCABULARY_KEYS = ("period", "score")
+DISPLAY_KINDS = ("number", "money", "player", "players", "proposal", "date", "flag", "text")
+
+
+def vocabulary(table: Any) -> dict[str, list[str]]:
+    """``[vocabulary]`` checked: each key a list of variable names."""
+    table = table or {}
+    if not isinstance(table, dict) or set(table) - set(VOCABULARY_KEYS):
+        raise RulesetError(f"[vocabulary] takes only {', '.join(VOCABULARY_KEYS)}")
+    out = {}
+    for key, names in table.items():
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            raise RulesetError(f"[vocabulary] {key} must be a list of variable names")
+        out[key] = list(names)
+    return out
+
+
+def display(table: Any) -> dict[str, dict[str, str]]:
+    """``[display.variables]`` checked: variable → ``{"kind": …}`` (``"unit"`` for money)."""
+    table = table or {}
+    variables = table.get("variables", {}) if isinstance(table, dict) else None
+    if not isinstance(variables, dict) or set(table) - {"variables"}:
+        raise RulesetError("[display] takes only a table [display.variables]")
+    out = {}
+    for name, kind in variables.items():
+        shown = {"kind": kind} if isinstance(kind, str) else kind
+        if not isinstance(shown, dict) or shown.get("kind") not in DISPLAY_KINDS \
+                or set(shown) - {"kind", "unit"} \
+                or (shown["kind"] == "money") != isinstance(shown.get("unit"), str):
+            raise RulesetError(f"[display.variables] {name}: one of "
+                               f"{', '.join(DISPLAY_KINDS)}; money with its unit")
+        out[str(name)] = {str(k): str(v) for k, v in shown.items()}
+    return out
 
 
 def _load_rule(md: Path) -> dict[str, Any]:

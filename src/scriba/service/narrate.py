@@ -63,9 +63,36 @@ class Words:
     choices: dict[str, str] = field(default_factory=dict)  # canonical → the ruleset's word
     proposals: dict[str, str] = field(default_factory=dict)  # number → label
     rule_titles: dict[str, str] = field(default_factory=dict)
+    # The ruleset's vocabulary (rulesets/__init__.py): what counts periods, what is the
+    # score, how a variable's value is shown. Nothing declared: no period, no score.
+    period: list[str] = field(default_factory=list)
+    score: list[str] = field(default_factory=list)
+    display: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def var(self, name: str) -> str:
         return self.variables.get(name, name)
+
+    def period_variable(self, game_vars: dict[str, Any]) -> str | None:
+        """The first of the ruleset's period variables the game has, if any."""
+        return next((name for name in self.period if name in game_vars), None)
+
+    def show(self, name: str, value: Any) -> str:
+        """A variable's value as the ruleset says to show it (``[display.variables]``)."""
+        shown = self.display.get(name) or {}
+        kind = shown.get("kind")
+        if value is None or kind in (None, "number", "text"):
+            return show_value(value)
+        if kind == "money" and isinstance(value, int | float) and not isinstance(value, bool):
+            return f"{show_value(value)} {shown.get('unit', '')}".strip()
+        if kind == "flag" and isinstance(value, bool):
+            return "✓" if value else "–"
+        if kind == "players" and isinstance(value, list):
+            return show_value(", ".join(str(v) for v in value) or "–")
+        if kind == "proposal" and isinstance(value, int | str) and not isinstance(value, bool):
+            return self.proposal(value)
+        if kind == "date" and isinstance(value, str):
+            return show_time(value)
+        return show_value(value)
 
     def office(self, name: str) -> str:
         return self.offices.get(name, name)
@@ -89,28 +116,53 @@ def label_in(label: Any, language: str) -> str | None:
 
 
 @lru_cache(maxsize=64)
-def _toml_labels(ruleset_id: str) -> dict[str, dict[str, str]]:
-    from scriba.rulesets import RulesetError, load_ruleset  # a bundled ruleset's own labels
+def _toml_words(ruleset_id: str) -> dict[str, Any]:
+    """A bundled ruleset's labels, vocabulary and display kinds (its ruleset.toml)."""
+    from scriba.rulesets import RulesetError, load_ruleset
     try:
-        labels = load_ruleset(ruleset_id).labels
+        ruleset = load_ruleset(ruleset_id)
     except (RulesetError, OSError, ValueError):
         return {}
-    return {kind: {str(k): str(v) for k, v in (table or {}).items()}
-            for kind, table in labels.items() if isinstance(table, dict)}
+    return {"labels": {kind: {str(k): str(v) for k, v in (table or {}).items()}
+                       for kind, table in ruleset.labels.items() if isinstance(table, dict)},
+            "vocabulary": ruleset.vocabulary, "display": ruleset.display}
+
+
+def _recorded(state: Any, key: str, check: Any, default: Any) -> Any:
+    """A vocabulary the game recorded in its settings at its start, if it did and it is
+    well formed; else the ruleset's."""
+    from scriba.rulesets import RulesetError
+    value = (getattr(state, "settings", None) or {}).get(key)
+    if value is None:
+        return default
+    try:
+        return check({"variables": value} if key == "display" else value)
+    except RulesetError:
+        return default
+
+
+def ruleset_words(state: Any, language: str | None = None) -> Words:
+    """The words of the game's ruleset: its labels and its vocabulary."""
+    from scriba.rulesets import display, vocabulary
+    toml = _toml_words(state.ruleset) if state.ruleset else {}
+    labels = toml.get("labels", {})
+    vocab = _recorded(state, "vocabulary", vocabulary, toml.get("vocabulary", {}))
+    return Words(
+        language=language or state.language,
+        variables=dict(labels.get("variables", {})),
+        offices=dict(labels.get("offices", {})),
+        assets=dict(labels.get("assets", {})),
+        period=list(vocab.get("period", [])), score=list(vocab.get("score", [])),
+        display=dict(_recorded(state, "display", display, toml.get("display", {}))),
+    )
 
 
 def base_words(state: Any, language: str | None = None) -> Words:
-    """The words a state alone gives: ruleset.toml labels and proposal labels."""
-    language = language or state.language
-    toml = _toml_labels(state.ruleset) if state.ruleset else {}
-    return Words(
-        language=language,
-        variables=dict(toml.get("variables", {})),
-        offices=dict(toml.get("offices", {})),
-        assets=dict(toml.get("assets", {})),
-        proposals={str(n): str(p.get("label") or n) for n, p in state.proposals.items()},
-        rule_titles={rid: r["title"] for rid, r in state.rules.items()},
-    )
+    """The words a state alone gives: the ruleset's, and proposal labels and rule titles."""
+    words = ruleset_words(state, language)
+    words.proposals = {str(n): str(p.get("label") or n) for n, p in state.proposals.items()}
+    words.rule_titles = {rid: r["title"] for rid, r in state.rules.items()}
+    return words
 
 
 def show_value(value: Any) -> str:
@@ -256,13 +308,14 @@ class Narrator:
     def _var_set(self, e: Event, p: dict[str, Any]) -> str:
         if not p.get("by_rule") and "delta" not in p:
             return ""  # a declared variable's initial value: bookkeeping, not news
-        label = self.words.var(str(p.get("name")))
-        value = show_value(p.get("value"))
+        name = str(p.get("name"))
+        label = self.words.var(name)
+        value = self.words.show(name, p.get("value"))
         player = p.get("player")
         if "delta" in p:
             delta = p["delta"]
-            sign = show_value(delta) if isinstance(delta, int | float) and delta < 0 \
-                else "+" + show_value(delta)
+            sign = self.words.show(name, delta)
+            sign = sign if isinstance(delta, int | float) and delta < 0 else "+" + sign
             if player is None:
                 text = self._t("{label} {delta} (now {value}).", label=label, delta=sign,
                                value=value)
@@ -490,7 +543,7 @@ def _proposal_deadline(state: Any, proposal: dict[str, Any]) -> str | None:
             if isinstance(t.get("data"), dict) and t["data"].get("proposal") in numbers]
     if tied:
         return min(tied)
-    # Else the next deadline of the game (a Giornata's or round's end closes its votes).
+    # Else the next deadline of the game (a period's end may close its votes).
     upcoming = sorted(t["at"] for t in later)
     return upcoming[0] if upcoming else None
 

@@ -33,10 +33,6 @@ from scriba.service.narrate import (
 )
 from scriba.service.summary import summarize
 
-# Game variables that count a game's periods, tried in this order unless the ruleset's
-# setting ``period_variable`` names one.
-PERIOD_VARIABLES = ("day", "round", "turn_number", "turn")
-
 
 @dataclass
 class ActionInfo:
@@ -164,6 +160,7 @@ class GameReads:
             "game": state.game_id, "name": state.name, "ruleset": state.ruleset,
             "language": state.language,
             "period": _period_label(state, words),
+            "scores": _scores(state, words),
             "text": text if isinstance(text, str) else (None if text is None
                                                        else show_value(text)),
             "deadline": timers[0]["at"] if timers else None,
@@ -338,8 +335,9 @@ class GameReads:
         """The log told as sentences: ``{seq, time, kind, group, actor, text}``.
 
         ``kinds`` are event types or groups (see ``CHRONICLE_GROUPS``: "proposals",
-        "rules", "points", "deadlines", …); a game variable's bookkeeping shows only when
-        ``var_set`` or "points" is asked for. ``player`` keeps what that player did or
+        "rules", "variables", "deadlines", …; "score": changes of the ruleset's score
+        variables); a game variable's bookkeeping shows only when ``var_set`` or
+        "variables" is asked for. ``player`` keeps what that player did or
         what concerns them; ``since``/``until`` (ISO times, e.g. a period's start and end)
         and ``after_seq``/``limit`` page through the log."""
         state = self._game(game_id)
@@ -353,6 +351,9 @@ class GameReads:
             return []
         narrator = Narrator(self.words(game_id, language, state))
         wanted = _expand_kinds(kinds)
+        asked = {kinds} if isinstance(kinds, str) else {str(k) for k in kinds or ()}
+        # Only the score: other variables' changes stay out unless asked for too.
+        score_only = "score" in asked and not asked & {"variables", "var_set"}
         since = _time_arg(since, state.language, "since", end_of_day=False)
         until = _time_arg(until, state.language, "until", end_of_day=True)
         out = []
@@ -365,6 +366,8 @@ class GameReads:
                 break
             if (wanted is not None and event["type"] not in wanted) or \
                     (wanted is None and bookkeeping(event)) or \
+                    (score_only and event["type"] == "var_set"
+                     and event["payload"].get("name") not in narrator.words.score) or \
                     (player is not None and not _concerns(event, player)):
                 narrator.note(event)
                 continue
@@ -380,12 +383,12 @@ class GameReads:
 
     def period_reports(self, game_id: str, language: str | None = None
                        ) -> list[dict[str, Any]]:
-        """One report per period (a Giornata, a round, a turn): ``title``, ``start``,
-        ``end`` (None while it runs), ``lines`` (proposals resolved, rules changed, points
-        moved, winners, as sentences) and ``scores`` (player → the variables rules add to,
-        by their label, at the period's end). Periods follow the game variable named by the
-        ruleset's setting ``period_variable``, else the first of day/round/turn_number/turn
-        the game has; a game with none of them gets one report per calendar day."""
+        """One report per period: ``title``, ``start``, ``end`` (None while it runs),
+        ``lines`` (proposals resolved, rules changed, values added to, winners, as
+        sentences) and ``scores`` (player → the ruleset's score variables, by their label,
+        at the period's end). Periods follow the first of the ruleset's ``period``
+        variables the game has (``[vocabulary]`` in ruleset.toml); a game with none gets
+        one report per calendar day."""
         state = self._game(game_id)
         words = self.words(game_id, language, state)
         return _period_reports(self._log(game_id), state, words)
@@ -450,7 +453,8 @@ CHRONICLE_GROUPS: dict[str, tuple[str, ...]] = {
     "players": ("player_joined", "player_status"),
     "proposals": ("proposal_submitted", "vote_cast", "vote_withdrawn", "proposal_resolved"),
     "rules": ("rule_changed", "rule_change_failed", "rule_code_aborted"),
-    "points": ("var_set",),
+    "score": ("var_set",),  # of the ruleset's score variables only (see chronicle)
+    "variables": ("var_set",),
     "offices": ("office_set",),
     "deadlines": ("timer_set", "timer_fired", "timer_cancelled", "clock_advanced"),
     "assets": ("asset_set", "asset_destroyed"),
@@ -572,15 +576,8 @@ def _time_arg(value: Any, language: str, name: str, end_of_day: bool) -> Any:
     return moment
 
 
-def _period_variable(state: GameState) -> str | None:
-    chosen = state.settings.get("period_variable")
-    if isinstance(chosen, str) and chosen:
-        return chosen
-    return next((name for name in PERIOD_VARIABLES if name in state.vars), None)
-
-
 def _period_label(state: GameState, words: Words) -> str | None:
-    name = _period_variable(state)
+    name = words.period_variable(state.vars)
     if name is None or state.vars.get(name) is None:
         return None
     return _period_title(words, name, state.vars[name])
@@ -588,7 +585,14 @@ def _period_label(state: GameState, words: Words) -> str | None:
 
 def _period_title(words: Words, name: str, value: Any) -> str:
     label = words.var(name)
-    return f"{label[:1].upper()}{label[1:]} {show_value(value)}"
+    return f"{label[:1].upper()}{label[1:]} {words.show(name, value)}"
+
+
+def _scores(state: GameState, words: Words) -> dict[str, dict[str, Any]]:
+    """Each active player's score variables, by their label (none declared: nothing)."""
+    return {player: {words.var(var): state.players[player]["vars"].get(var)
+                     for var in words.score}
+            for player in state.active_players()} if words.score else {}
 
 
 REPORT_KINDS = {"proposal_resolved", "rule_changed", "rule_change_failed", "winner_declared",
@@ -597,7 +601,7 @@ REPORT_KINDS = {"proposal_resolved", "rule_changed", "rule_change_failed", "winn
 
 def _period_reports(events: list[Event], state: GameState,
                     words: Words) -> list[dict[str, Any]]:
-    name = _period_variable(state)
+    name = words.period_variable(state.vars)
     narrator = Narrator(words)
     reports: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
@@ -609,23 +613,21 @@ def _period_reports(events: list[Event], state: GameState,
             return
         current["end"] = end
         current["scores"] = {
-            player: {words.var(var): values.get((player, var)) for var in sorted(scored_vars)
-                     if _number(values.get((player, var)))}
-            for player in players}
+            player: {words.var(var): values.get((player, var)) for var in words.score}
+            for player in players} if words.score else {}
         for (player, var), delta in moved.items():
             if delta:
                 sign = "+" if delta > 0 else ""
                 current["lines"].append(translate(
                     "{player}: {label} {delta} (now {value}).", words.language, player=player,
-                    label=words.var(var), delta=sign + show_value(delta),
-                    value=show_value(values.get((player, var)))))
+                    label=words.var(var), delta=sign + words.show(var, delta),
+                    value=words.show(var, values.get((player, var)))))
         moved.clear()
         reports.append(current)
 
     def open_(title: str, start: str) -> dict[str, Any]:
         return {"title": title, "start": start, "end": None, "lines": [], "scores": {}}
 
-    scored_vars: set[str] = set()  # player variables that rules add to: the scores
     players: list[str] = []
 
     pending: tuple[str, str] | None = None
@@ -656,13 +658,12 @@ def _period_reports(events: list[Event], state: GameState,
             for var, value in (p.get("vars") or {}).items():
                 values[(str(p["player"]), var)] = value
         if kind == "var_set" and p.get("player") is not None:
-            # Only additions count as points moved; a value set outright is bookkeeping
+            # Only additions are told as moves; a value set outright is bookkeeping
             # (the round a player last acted in, a number chosen).
             key = (str(p["player"]), str(p["name"]))
             values[key] = p.get("value")
             if _number(p.get("delta")) and current is not None:
                 moved[key] = moved.get(key, 0) + p["delta"]
-                scored_vars.add(key[1])
         if current is None:
             current = open_(translate("Before the first period", words.language),
                             event["time"])

@@ -1,4 +1,7 @@
-"""The state of a game as players read it: the JSON that ``scenario run --json`` prints."""
+"""The state of a game as players read it: the JSON that ``scenario run --json`` prints.
+
+``period`` (the variable that counts the game's periods and its value) and ``score`` (the
+player variables that are the score) come from the ruleset's ``[vocabulary]``."""
 
 from __future__ import annotations
 
@@ -6,9 +9,12 @@ from typing import Any
 
 from scriba.kernel.changes import revision
 from scriba.kernel.state import GameState
+from scriba.service.narrate import ruleset_words
 
 
 def summarize(state: GameState, refusals: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    words = ruleset_words(state)
+    period = words.period_variable(state.vars)
     return {
         "game": state.game_id,
         "ruleset": state.ruleset,
@@ -16,6 +22,8 @@ def summarize(state: GameState, refusals: list[dict[str, Any]] | None = None) ->
         "players": {name: {**p["vars"], "status": p["status"]}
                     for name, p in state.players.items()},
         "vars": state.vars,
+        "period": {"variable": period, "value": state.vars[period]} if period else None,
+        "score": list(words.score),
         "offices": state.offices,
         "rules": [
             {"id": r["id"], "title": r["title"], "revision": revision(r),

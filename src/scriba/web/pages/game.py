@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from scriba.service import errors
 from scriba.web import i18n
 from scriba.web.pages import common
+from scriba.web.pages.format import short
 
 router = APIRouter()
 
@@ -87,12 +88,21 @@ def game_context(service: Any, game_id: str, status: dict[str, Any],
     keys = sorted({k for values in players.values() for k in values if k != "status"})
     proposals = service.proposals(game_id)
     words = service.words(game_id, reader.language) if hasattr(service, "words") else None
+    # The ruleset's score first (its [vocabulary]); values as its [display.variables] say.
+    score = [k for k in getattr(words, "score", None) or [] if k in keys]
+    display = getattr(words, "display", None) or {}
+
+    def shown(key: str, value: Any, limit: int) -> str:
+        told = words is not None and key in display and value is not None
+        return short(words.show(key, value) if told else value, limit)
+
     return {
         "labels": dict(getattr(words, "variables", None) or {}),
         "office_labels": dict(getattr(words, "offices", None) or {}),
+        "score_keys": score, "shown": shown,
         "game": game_info(status), "status": status, "rule_lang": status.get("language"),
         "clock_now": status.get("now") or summary.get("time"),
-        "players": players, "player_keys": keys,
+        "players": players, "player_keys": score + [k for k in keys if k not in score],
         "players_active": status.get("players") or [n for n, p in players.items()
                                                     if p.get("status") == "active"],
         "open_proposals": [p for p in proposals if p.get("status") == "open"],
