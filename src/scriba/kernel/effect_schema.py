@@ -19,9 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-# One vocabulary of proposal outcomes for every ruleset; the reason goes in its own field.
-OUTCOMES = ("adopted", "rejected", "failed_quorum", "withdrawn", "void")
-
 
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
@@ -36,7 +33,9 @@ TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "dict": ("dict", lambda v: isinstance(v, dict)),
     "list": ("list", lambda v: isinstance(v, list)),
     "player": ("player", lambda v: isinstance(v, str) and v != ""),
-    "outcome": ("one of " + ", ".join(OUTCOMES), lambda v: isinstance(v, str) and v in OUTCOMES),
+    # The kernel knows no game's words: the outcomes' vocabulary is std's (std.OUTCOMES),
+    # checked by its constructor; the kernel records whatever text a rule resolves with.
+    "outcome": ("a proposal outcome (text)", lambda v: isinstance(v, str)),
     "time": ("a time (ISO text or a timestamp)", lambda v: isinstance(v, str) or _number(v)),
     "any": ("anything", lambda v: True),
 }

@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from scriba.kernel.effect_schema import EFFECTS, OUTCOMES, Effect
+from scriba.kernel.effect_schema import EFFECTS, Effect
+
+# One vocabulary of proposal outcomes for every ruleset; the reason goes in its own field.
+OUTCOMES = ("adopted", "rejected", "failed_quorum", "withdrawn", "void")
 
 VERSION = 1
 
@@ -276,6 +279,9 @@ def _constructor(effect: Effect) -> Callable[..., dict[str, Any]]:
                   if v is not None or k in positional or k not in by_arg}
         for key, value in values.items():
             problem = by_arg[key].problem(value) if key in by_arg else None
+            if problem is None and key in by_arg and by_arg[key].type == "outcome" \
+                    and value not in OUTCOMES:
+                problem = f"{key} must be one of {', '.join(OUTCOMES)}, got {value!r}"
             if problem:
                 raise _fail(name, problem)
         return {"effect": name, **values}
