@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from scriba.bench_writers import setup_game, writers_benchmark
+from scriba.bench.writers import setup_game, writers_benchmark
 from scriba.service.service import Service
 
 
@@ -29,7 +29,7 @@ def db_url(request, tmp_path):
 
 def test_eight_processes_writing_one_game_lose_nothing(db_url):
     # Throughput is printed, not asserted: 8 vs 1 is measured by the benchmark command
-    # (python -m scriba.bench_writers), on a quiet machine.
+    # (python -m scriba.bench.writers), on a quiet machine.
     eight = writers_benchmark(db_url, processes=8, seconds=4.0, proposals=5)
     print(f"\n{db_url.split(':')[0]}: {eight}")
     assert eight["failed"] == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import pickle
 
-from scriba.bench_sizes import AGORA_OFFICES, AGORA_PLAYERS, agora_events
+from scriba.bench.sizes import AGORA_OFFICES, AGORA_PLAYERS, agora_events
 from scriba.kernel.events import apply_event, make_event
 from scriba.kernel.journal import trial
 from scriba.kernel.state import GameState

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scriba.bench_sizes import AGORA_OFFICES, AGORA_PLAYERS, agora_events
+from scriba.bench.sizes import AGORA_OFFICES, AGORA_PLAYERS, agora_events
 from scriba.kernel import reactions
 from scriba.kernel.events import apply_event
 from scriba.kernel.journal import trial

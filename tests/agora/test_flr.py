@@ -21,8 +21,8 @@ from scriba.agora.flr.history import (
     render_history_line,
 )
 from scriba.agora.flr.measure import compare_slr, history_lines, measure_flr
-from scriba.agora.research.crosscheck import crosscheck
-from scriba.agora.research.report import build_report, format_report
+from scriba.research.agora.crosscheck import crosscheck
+from scriba.research.agora.report import build_report, format_report
 
 FLR = CORPUS / "flr-2026-07-05.txt"
 SLR = CORPUS / "slr.txt"

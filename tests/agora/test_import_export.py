@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 from scriba.agora.flr import parse_flr
 from scriba.agora.flr.bundle import RULES_DIR, coded_rule_ids
 from scriba.agora.flr.exporter import export_text
-from scriba.agora.flr.importer import import_flr
 from scriba.agora.flr.measure import history_lines
 from scriba.agora.flr.roundtrip import compare
 from scriba.cli.main import app
 from scriba.rulesets import load_ruleset
+from scriba.service.flr import import_flr
 
 pytestmark = needs_corpus
 FLR = CORPUS / "flr-2026-07-05.txt"

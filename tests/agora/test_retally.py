@@ -12,12 +12,12 @@ import pytest
 from agora_corpus import CORPUS, needs_corpus
 from typer.testing import CliRunner
 
-from scriba.agora.research.assessor import load_directory
-from scriba.agora.research.festival import recover, recover_all
-from scriba.agora.research.parallel import highest_rules, retally
-from scriba.agora.research.recount import agreement
-from scriba.agora.research.retally import TEMPORARY_TITLE, RetallyResult, retally_records
 from scriba.cli.main import app
+from scriba.research.agora.assessor import load_directory
+from scriba.research.agora.festival import recover, recover_all
+from scriba.research.agora.parallel import highest_rules, retally
+from scriba.research.agora.recount import agreement
+from scriba.research.agora.retally import TEMPORARY_TITLE, RetallyResult, retally_records
 
 pytestmark = needs_corpus
 ASSESSOR = CORPUS / "assessor-json"

@@ -1,6 +1,7 @@
 """Agora commands: `import flr`, `export flr|slr` and `agora retally`.
 
-A thin shell over :mod:`scriba.agora`; `register` adds the commands to the main app.
+A thin shell over :mod:`scriba.service.flr` (the FLR format in games) and the records
+research :mod:`scriba.research.agora`; `register` adds the commands to the main app.
 """
 
 from __future__ import annotations
@@ -12,13 +13,10 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from scriba.agora.flr import FlrFormatError
-from scriba.agora.flr.exporter import export_text
-from scriba.agora.flr.importer import import_flr
-from scriba.agora.flr.roundtrip import compare, summary
-from scriba.agora.research.parallel import retally
-from scriba.agora.research.retally import TEMPORARY_TITLE, RetallyResult
+from scriba.research.agora.parallel import retally
+from scriba.research.agora.retally import TEMPORARY_TITLE, RetallyResult
 from scriba.service.errors import ServiceError
+from scriba.service.flr import export_game, import_flr, roundtrip
 from scriba.service.service import Service, default_db_url
 
 console = Console()
@@ -62,9 +60,9 @@ def import_flr_command(
             console.print(f"bundled code without a rule in this file: "
                           f"{', '.join(result.code_without_rule)}")
         if check:
-            exported = export_text(service.load(result.state.game_id), result.ruleset.kind)
-            console.print(summary(compare(text, exported)), markup=False)
-    except (FlrFormatError, ValueError, ServiceError) as error:
+            exported = export_game(service, result.state.game_id, result.ruleset.kind)
+            console.print(roundtrip(text, exported), markup=False)
+    except (ValueError, ServiceError) as error:  # an FlrFormatError is a ValueError
         console.print(f"[red]cannot import {file}: {error}[/red]")
         raise typer.Exit(2) from None
     finally:
@@ -74,7 +72,7 @@ def import_flr_command(
 def _export(game: str, kind: str, out: Path | None, db: str | None) -> None:
     service = Service(db or default_db_url())
     try:
-        text = export_text(service.load(game), kind)
+        text = export_game(service, game, kind)
     finally:
         service.close()
     if out is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from scriba.rulesets import BUNDLED
+from scriba.service.rulesets import BUNDLED
 from scriba.service.scenario import load_scenario, run_scenario
 from scriba.service.service import Service
 

@@ -112,7 +112,7 @@ def _plain(markup: str) -> str:
 @cli.command("rulesets")
 def rulesets_command() -> None:
     """List the bundled rulesets."""
-    from scriba.rulesets import list_rulesets
+    from scriba.service.rulesets import list_rulesets
 
     _table(["id", "name", "language", "rules", "source"],
            [[safe(r.id, None), safe(r.name), r.language, str(len(r.rules)), safe(r.source)]
@@ -141,8 +141,8 @@ def new_command(
     db: str = DbOption,
 ) -> None:
     """Create a game from a bundled ruleset."""
-    from scriba.rulesets import RulesetError
     from scriba.service import validation
+    from scriba.service.rulesets import RulesetError
 
     offices = {}
     for pair in office or []:

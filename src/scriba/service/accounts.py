@@ -43,6 +43,7 @@ from zxcvbn import zxcvbn
 
 from scriba.service.errors import InvalidInput, NotAllowed, NotFound, UnknownGame
 from scriba.service.messages import translate
+from scriba.service.validation import normalize_email
 from scriba.store.accounts import (
     AccountRow,
     ApiTokenRow,
@@ -72,9 +73,6 @@ RESET_HOURS = 1              # a password-reset link works this long, once
 RESET_EVERY = 900            # seconds: one reset mail per address per quarter of an hour
 INVITATION_DAYS = 14
 TOKEN_PREFIX = "scr_"
-EMAIL_MAX = 254
-_LOCAL = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.\-\u0080-\U0010ffff]{1,64}")
-_LABEL = re.compile(r"(?!-)[a-z0-9\-\u0080-\U0010ffff]{1,63}(?<!-)")
 _hasher = PasswordHasher()
 # Verified against when the address is unknown, so both failures take the same time.
 _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
@@ -153,30 +151,6 @@ def _aware(moment: datetime) -> datetime:
 
 def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def normalize_email(value: Any) -> str:
-    """``Local@Domain`` as stored: NFC, trimmed, domain lower-cased; refused if malformed."""
-    if isinstance(value, bytes):
-        try:
-            value = value.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InvalidInput("The e-mail address is not valid UTF-8 text.", "email") from None
-    if not isinstance(value, str):
-        raise InvalidInput("The e-mail address must be text.", "email")
-    value = unicodedata.normalize("NFC", value.strip())
-    if len(value) > EMAIL_MAX:
-        raise InvalidInput(f"The e-mail address is too long (at most {EMAIL_MAX} "
-                           "characters).", "email")
-    local, sep, domain = value.rpartition("@")
-    domain = domain.lower().rstrip(".")
-    labels = domain.split(".")
-    if (not sep or not _LOCAL.fullmatch(local) or local.startswith(".")
-            or local.endswith(".") or ".." in local or len(labels) < 2
-            or not all(_LABEL.fullmatch(label) for label in labels)
-            or any(unicodedata.category(c)[0] in "CZ" for c in local + domain)):
-        raise InvalidInput(f"'{value[:80]}' is not an e-mail address.", "email")
-    return f"{local}@{domain}"
 
 
 def _display_name(value: Any, language: str) -> str:

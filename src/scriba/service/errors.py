@@ -1,58 +1,15 @@
-"""What the service refuses, as exceptions every interface can catch and show.
+"""What the service refuses: the errors of :mod:`scriba.errors`, under the name the
+service and the interfaces use (interfaces import only ``scriba.service``)."""
 
-``str(error)`` is a sentence for people (in the game's or the reader's language where
-the service knows it); interfaces print it as it is, never a traceback. A command the
-rules refuse is not an exception: it is an :class:`~scriba.service.service.Outcome` with
-``accepted=False``, recorded in the log.
-"""
+from scriba.errors import (
+    GameExists,
+    InvalidInput,
+    NotAllowed,
+    NotFound,
+    RequestIdReused,
+    ServiceError,
+    UnknownGame,
+)
 
-from __future__ import annotations
-
-from scriba.service.catalogs import lookup
-
-
-class ServiceError(Exception):
-    """Base of every refusal the service raises; the message is for people."""
-
-
-class UnknownGame(ServiceError, LookupError):
-    """No game has that id."""
-
-
-class GameExists(ServiceError):
-    """A game with that id already exists."""
-
-
-class NotFound(ServiceError, LookupError):
-    """No rule, proposal, player or account by that name in the game."""
-
-
-class InvalidInput(ServiceError, ValueError):
-    """Input refused before it reached the game: bad encoding, a name or text that breaks
-    a limit, a malformed file. ``field`` names what was wrong, where that helps."""
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
-
-
-class NotAllowed(ServiceError, PermissionError):
-    """The caller may not do this (no seat in the game, not its officer, bad token)."""
-
-
-class RequestIdReused(ServiceError):
-    """A player sent a request id again in a game with another command (another action or
-    other arguments): refused, nothing kept; the first command and its outcome stand.
-    (The same command again is no error: it gets the first outcome.)"""
-
-    SENTENCE = ("You already sent this request with other contents: the first one stands "
-                "and this one was not recorded. To do something else, send it as a new "
-                "request.")
-
-    def __init__(self, language: str = "en") -> None:
-        super().__init__(self.told(language))
-
-    @classmethod
-    def told(cls, language: str) -> str:
-        """The refusal in ``language`` (a reader's, where an interface knows it)."""
-        return lookup("scriba", language, cls.SENTENCE)
+__all__ = ["GameExists", "InvalidInput", "NotAllowed", "NotFound", "RequestIdReused",
+           "ServiceError", "UnknownGame"]

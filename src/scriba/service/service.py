@@ -1,46 +1,33 @@
 """The one entry point of every interface: commands in, events out.
 
-The write path (why it is shaped so):
+The write path, whole (:meth:`Service._write`): take the game's lock, catch up, decide,
+commit the input, its events and the commit listeners' rows in one transaction, answer.
 
-* **One writer per game.** Each command is decided under the game's lock, held from the
-  first read to the commit: an in-process lock per game (threads) and the store's
-  (``pg_advisory_xact_lock`` of the game on PostgreSQL; on SQLite a ``flock`` of the
-  game's own file beside the database, the game read in a short read transaction and
-  decided holding no database lock, SQLite's single write lock taken only to append), so
-  a slow rule in one game never delays another. Inside it only the events after the
-  cached state's seq are read; nobody else can write meanwhile, so there is nothing to
-  retry and no command ever fails for contention.
-* **Exactly once.** When the game's lock is free at once (and, on SQLite, no writer is
-  queued on it: ``flock`` is not fair), the input — inserted already decided —, its
-  decision's events and whatever the commit listeners write are committed in one
-  transaction, with the inputs others kept meanwhile (before and while it decided).
-* **The holder's desk** (SQLite on a file, :mod:`.desk`). The lock holder opens a local
-  socket as soon as it holds the game; a writer that finds the game held hands its
-  command over there and waits for one line: the holder decides it with its own, in the
-  same commit, and answers after that commit, then goes on deciding, a commit a round,
-  while the writers it answered come back. The waiter keeps, reads and folds nothing.
-  An answer lost (a holder that failed or died) is found again by request id: one is
-  made up for a command handed over without one.
-* **The queue in the database** (PostgreSQL, or no desk to be found). The raw input and
-  the structured command are kept (committed, not flushed to disk on their own: the
-  deciding commit flushes them before anyone is answered) in an ``inbound`` row first;
-  the writer then waits for the lock holder (a shared hold, given back at once), which
-  decides every input kept meanwhile (up to ``_BATCH``) in its one commit, so most
-  waiters only read their answer, side by side; one whose input is still undecided
-  decides the queue if the game is free, else waits again.
-* **Request ids** are the player's own: unique per (game, player, id), the player being
-  the one the command acts as ("" for the officer's and the system's), on every path
-  (the ``inbound`` row's unique constraint, the desk, the queue). A ``request_id``
-  already seen with the same command returns the first outcome (waiting for the lock if
-  the first attempt is still in flight elsewhere) and records nothing new; with another
-  command it is refused (:class:`~.errors.RequestIdReused`). Rows a crash left
-  ``received`` are decided by :meth:`Service.recover`, to be called once at start.
-* **Few statements.** A command is checked against the cached state when that already
-  seats its actor (players are never removed), so nothing is read before the lock; a
-  game already read is not looked up again; the outbox reads a game's seats once per
-  transaction.
+* **One writer per game.** The game's lock is held from the first read to the commit: an
+  in-process lock per game (threads), then the store's (a ``flock`` of the game's own file
+  beside the database on SQLite, ``pg_advisory_xact_lock`` on PostgreSQL). Nobody else
+  writes the game meanwhile, so only the events after the cached state's seq are read,
+  there is nothing to retry and no command fails for contention. Games do not share a
+  lock: a slow rule in one game never delays another (on SQLite the game is read in a
+  short read transaction and decided holding no database lock; SQLite's single write
+  lock is taken only to append).
+* **Lock order** (no cycle, so no deadlock however many writers and games): the
+  in-process lock, the game's file lock, a connection from the pool, then (SQLite, to
+  append) the database's writer lock. Nothing waits for the game's file lock holding a
+  connection, and nothing holding the writer lock waits for a connection. On PostgreSQL
+  the advisory lock is taken on the transaction's own connection, after the in-process
+  lock: one connection per game at most waits for it.
+* **Exactly once.** The input is inserted already decided (its ``inbound`` row with the
+  outcome) in the transaction that appends its events, so no crash leaves it half done.
+  A request id is the player's own: unique per (game, player, id), the player being the
+  one the command acts as ("" for the officer's). Seen before with the same command, the
+  first outcome is answered and nothing is recorded (``repeated``); with another command
+  it is refused (:class:`~.errors.RequestIdReused`). Rows kept and never decided (by an
+  earlier version's queue, or written outside this path) are decided by their retry or
+  by :meth:`Service.recover`, to be called once at start.
 * A refused command is recorded too (``command_refused``, with the raw input) so nothing a
-  player sent is lost; it changes no state.
+  player sent is lost; it changes no state. A commit that fails (a listener, say) is
+  rolled back and the command recorded as refused (``internal_error``) instead.
 * Snapshots are written off the command path, by a background thread with its own
   connection, folding the previous snapshot and the events since, when the game is quiet
   (:mod:`scriba.service.snapshots`).
@@ -71,20 +58,18 @@ from scriba.kernel.timeutil import add_seconds, iso, normalize
 from scriba.rulecode.host import SandboxHost
 from scriba.rulesets import Ruleset, load_ruleset
 from scriba.service import validation
-from scriba.service.desk import Desk, Handed, hand_over
 from scriba.service.errors import (
     GameExists,
     InvalidInput,
     RequestIdReused,
     ServiceError,
-    UnknownGame,
 )
 from scriba.service.messages import refusal_text, translate
 from scriba.service.reads import GameReads
 from scriba.service.snapshots import SnapshotWriter
 from scriba.store.bulk import collector_paused
 from scriba.store.database import is_memory
-from scriba.store.eventstore import Conflict, EventStore, GameWrite, request_owner
+from scriba.store.eventstore import EventStore, GameWrite, request_owner
 
 if TYPE_CHECKING:
     from scriba.service.accounts import Accounts
@@ -92,20 +77,7 @@ if TYPE_CHECKING:
 DEFAULT_DB = "sqlite:///scriba.db"
 log = logging.getLogger("scriba.service")
 SNAPSHOT_EVERY = 250
-_SAFETY_RETRIES = 3  # only a writer bypassing the lock can cause a Conflict
-_BATCH = 64  # inputs one lock holder decides for the writers queued behind it
 MAX_REQUEST_ID = 200  # characters of a client's request id (the column's width)
-# A request id made up for a command handed to the lock holder without one, so that
-# trying again after a lost answer finds it instead of deciding it twice.
-_MADE_UP = "desk:"
-_HAND_OVER_ROUNDS = 32  # turns a writer waits at the desk before keeping its input itself
-# After its own command, a lock holder goes on deciding the commands handed over at its
-# desk, a commit a round, while they keep coming within the pause, this many rounds at most.
-_DESK_ROUNDS = 32
-_DESK_PAUSE_S = 0.002
-# Once one is back, how long it waits for the others answered in the last round: one
-# commit for them all.
-_DESK_GATHER_S = 0.001
 
 # fn(connection, game_id, events, outcome), called inside the command's transaction after
 # its events are appended; what it writes commits (or rolls back) with them.
@@ -137,44 +109,16 @@ class Outcome:
     repeated: bool = False  # True: this request was decided before; nothing new recorded
 
 
-class _HandedOutcome(Outcome):
-    """The outcome of a command the lock holder decided for this writer: the game's state
-    after it is read only if asked for (most callers never look)."""
-
-    def __init__(self, read_state: Callable[[], GameState], **fields: Any) -> None:
-        self._read_state = read_state
-        self._state: GameState | None = None
-        super().__init__(**fields)
-
-    @property  # type: ignore[override]
-    def state(self) -> GameState | None:
-        if self._state is None:
-            self._state = self._read_state()
-        return self._state
-
-    @state.setter
-    def state(self, value: GameState | None) -> None:
-        self._state = value
-
-
 @dataclass
-class _Decision:
-    """A command decided and folded into the cached state, not yet written."""
+class _Input:
+    """A command as its ``inbound`` row keeps it: the structured command (as JSON), the
+    raw text, and the request id its player (:func:`request_owner`) sent it under."""
 
-    events: list[Event]
-    outcome: Outcome
-    inbound: int | None
-    listeners: bool = True
-    # An input kept in the decision's own transaction: (channel, raw, request_id,
-    # command), inserted already decided (one statement, no update after).
-    keep: tuple[str, str, str | None, dict[str, Any]] | None = None
-
-
-class _Decided(Exception):
-    """The inbound row was decided meanwhile (a repeated request): answer its outcome."""
-
-    def __init__(self, row: dict[str, Any]) -> None:
-        self.row = row
+    command: dict[str, Any]
+    raw: str
+    channel: str = "api"
+    request_id: str | None = None
+    row_id: int | None = None  # a row kept before and not decided (recovery)
 
 
 class Service(GameReads):
@@ -208,9 +152,9 @@ class Service(GameReads):
         transaction, after its events are appended (SQLAlchemy Core ``Connection``).
 
         Rows it writes commit with the events, or not at all. If it raises, the whole
-        write is rolled back; a player's command is then recorded as refused
-        (``internal_error``, a ``command_refused`` event, its inbound row ``refused``),
-        without calling the listeners again; ``advance``/``tick``/``add_player`` raise.
+        write is rolled back; a command is then recorded as refused (``internal_error``,
+        a ``command_refused`` event, its inbound row ``refused``), without calling the
+        listeners again; ``advance`` and ``tick`` raise.
         """
         self._listeners.append(listener)
 
@@ -222,20 +166,14 @@ class Service(GameReads):
         return Accounts(self)
 
     @contextmanager
-    def _lock(self, game_id: str, wait: bool = True) -> Iterator[bool]:
-        """This process's lock of the game (threads); yields False if ``wait`` is off and
-        another thread holds it."""
+    def _lock(self, game_id: str) -> Iterator[None]:
+        """This process's lock of the game (threads), the first of the write path's locks."""
         if self._single_connection:
             game_id = ""  # an in-memory database is one connection: one writer at a time
         with self._locks_guard:
             lock = self._locks.setdefault(game_id, threading.RLock())
-        if not lock.acquire(blocking=wait):
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            lock.release()
+        with lock:
+            yield
 
     def game_lock(self, game_id: str) -> contextlib.AbstractContextManager[None]:
         """This process's lock of one game (reentrant): held by every command of the game,
@@ -361,7 +299,7 @@ class Service(GameReads):
         return self._submit(game_id, command, channel, raw, request_id)
 
     def recover(self) -> list[Outcome]:
-        """Decide every input a crash left undecided, oldest first; call once at start.
+        """Decide every input kept and never decided, oldest first; call once at start.
 
         Rows holding only raw text (no structured command) are left for their interface
         to parse; a row for a game that no longer exists is marked refused.
@@ -374,275 +312,121 @@ class Service(GameReads):
             if not self.store.has_game(game_id):
                 self.store.mark_inbound(row["id"], "refused", f"There is no game {game_id!r}.")
                 continue
-            outcomes.append(self._decide_inbound(game_id, row["id"], command, row["raw"],
-                                                 row["request_id"]))
+            kept = _Input(command, row["raw"], row["channel"], row["request_id"], row["id"])
+            outcomes.append(self._write(game_id, self._decider(command, row["raw"]),
+                                        command.get("at"), kept))
         return outcomes
 
     # --- the write path ---------------------------------------------------------------
     def _submit(self, game_id: str, command: dict[str, Any], channel: str,
                 raw: str | None, request_id: str | None) -> Outcome:
-        if game_id not in self._states and not self.store.has_game(game_id):
-            raise UnknownGame(f"There is no game named {game_id!r}.")  # nothing kept
-        stored = json.loads(json.dumps(command, ensure_ascii=False, default=str))
-        if raw is None:
-            raw = json.dumps({k: v for k, v in stored.items() if k not in ("op", "at")},
-                             ensure_ascii=False)
         if request_id is not None and not (isinstance(request_id, str)
                                            and 0 < len(request_id) <= MAX_REQUEST_ID):
             raise InvalidInput(f"A request id is 1 to {MAX_REQUEST_ID} characters.",
                                field="request_id")
-        # Writers already queued go first: one that found the lock free would otherwise
-        # take it turn after turn while they wait to read their answers (on SQLite;
-        # PostgreSQL grants its locks in the order asked).
-        at_once = None if self.store.has_queue(game_id) is True else \
-            self._submit_at_once(game_id, stored, channel, raw, request_id)
-        if isinstance(at_once, Outcome):
-            return at_once
-        asked = request_id
-        if at_once is None and (name := self.store.desk_name(game_id)) is not None:
-            request_id = request_id or f"{_MADE_UP}{uuid.uuid4().hex}"
-            at_once = self._hand_over(game_id, name, stored, channel, raw, request_id,
-                                      fresh=asked is None)
-        if isinstance(at_once, Outcome):
-            outcome = at_once
-        else:
-            with self.store.queued(game_id):
-                outcome = self._submit_queued(game_id, stored, channel, raw, request_id,
-                                              at_once)
-        if asked is None and request_id is not None:  # made up here: the client sent none
-            outcome.request_id, outcome.repeated = None, False
-        return outcome
+        stored = json.loads(json.dumps(command, ensure_ascii=False, default=str))
+        if raw is None:
+            raw = json.dumps({k: v for k, v in stored.items() if k not in ("op", "at")},
+                             ensure_ascii=False)
+        kept = _Input(stored, raw, channel, request_id)
+        return self._write(game_id, self._decider(stored, raw), stored.get("at"), kept)
 
-    def _hand_over(self, game_id: str, name: bytes, command: dict[str, Any], channel: str,
-                   raw: str, request_id: str, fresh: bool) -> Outcome | int | None:
-        """The game is held: hand the command to the holder's desk (:mod:`.desk`) and wait
-        for its answer; when no desk answers, take the game if it is free, else wait for
-        the holder to let go and try again. Its outcome; or, for the queue, the row of a
-        request id found decided meanwhile, or None after many rounds. ``fresh``: the
-        request id was made up here and never sent, so nobody can have recorded it."""
-        for _ in range(_HAND_OVER_ROUNDS):
-            answer = hand_over(name, command, channel, raw, request_id, fresh)
-            fresh = False
-            if answer is not None and answer.get("reused"):
-                raise self._reused(game_id)
-            if answer is not None:
-                return _HandedOutcome(
-                    lambda: self.load(game_id), accepted=bool(answer.get("accepted")),
-                    message=str(answer.get("message", "")), events=answer.get("events", []),
-                    request_id=request_id, inbound_id=answer.get("inbound_id"),
-                    repeated=bool(answer.get("repeated")))
-            at_once = self._submit_at_once(game_id, command, channel, raw, request_id)
-            if at_once is not None:
-                return at_once
-            self.store.wait_for_holder(game_id)
-        return None
-
-    def _submit_queued(self, game_id: str, stored: dict[str, Any], channel: str, raw: str,
-                       request_id: str | None, known: int | None) -> Outcome:
-        """Keep the input, then wait for the writer ahead, which decides it with the
-        others queued; or decide them all if none did. ``known``: the row of a request id
-        seen before."""
-        if known is not None:  # the request id is known: its row's id
-            inbound_id, created = known, False
-        else:  # the game is busy: keep the input first (the insert checks the request id)
-            inbound_id, created = self.store.receive(channel, raw, game_id, request_id,
-                                                     stored, check_first=False, queued=True)
-        first = created  # False: this request id was seen before
-        tries = 0  # after a few looks the writer waits its turn (waiters' brief shared
-        # holds could otherwise keep failing each other's attempts)
-        while True:
-            if not created:  # the first look only: the player sent this request id before
-                row = self.store.inbound_row(inbound_id)
-                if row is not None and not _same_request(row, stored):
-                    raise self._reused(game_id)
-                if row is not None and row["status"] != "received":
-                    return self._answer(game_id, row, repeated=True)
-            else:
-                # Wait for the writer ahead: it decides the inputs queued behind it.
-                settled = self._settled(game_id, inbound_id)
-                if settled is not None:
-                    settled.repeated = not first
-                    return settled
+    def _write(self, game_id: str, decide: Decide, at: str | None,
+               kept: _Input | None = None) -> Outcome:
+        """Under the game's lock: :meth:`_commit`; if that fails (a commit listener, the
+        database), nothing was written, and a command is recorded as refused instead."""
+        with self._lock(game_id):
             try:
-                # Only if the game is free: a writer holding it now is likely to decide
-                # this input too (it looks for those kept while it decides); then wait
-                # for it side by side with the others instead of taking a turn after it
-                # just to read the answer.
-                outcomes = self._decide_pending(game_id, inbound_id, wait=tries >= 3)
-                tries += 1
+                return self._commit(game_id, decide, at, kept)
             except ServiceError:
                 raise
-            except Exception:  # noqa: BLE001 - e.g. a listener: decide this one alone
-                return self._decide_inbound(game_id, inbound_id, stored, raw, request_id)
-            if outcomes is None:
-                created = True
-                continue
-            if inbound_id in outcomes:
-                outcome = outcomes[inbound_id]
-                # A repeat if its request id was kept before, whoever decided it now.
-                outcome.repeated = not first
-                return outcome
-            row = self.store.inbound_row(inbound_id)
-            if row is not None and row["status"] != "received":
-                # Decided by the writer ahead of us: the first answer to this call.
-                return self._answer(game_id, row, repeated=not first)
-            created = True  # still queued (beyond the batch): take the next turn
+            except Exception as error:
+                if kept is None:
+                    raise  # advance, tick: the caller is told
+                log.exception("deciding a command of %s failed; recorded as refused", game_id)
+                fault = self._fault(kept.command, kept.raw, error)
+                return self._commit(game_id, fault, at, kept, listeners=False)
 
-    def _submit_at_once(self, game_id: str, command: dict[str, Any], channel: str,
-                        raw: str, request_id: str | None) -> Outcome | int | None:
-        """The game's lock free at once: keep the input and decide it in one commit, with
-        the inputs queued before it and the commands handed over at its desk meanwhile
-        (:mod:`.desk`), answered after that commit; then go on deciding the commands
-        handed over while they keep coming. A known request id gives its row's id; None
-        when the writer would have to wait or anything went wrong: the caller then hands
-        the command over or keeps the input first."""
-        with self._lock(game_id, wait=False) as free:
-            if not free:
-                return None
-            with self.store.hold(game_id, wait=False) as held:
-                if not held:
-                    return None  # another process holds the game
-                # At once: the writers waiting look for the desk as soon as the lock is held.
-                desk = Desk.open(self.store.desk_name(game_id))
-                try:
-                    outcome = self._first_round(game_id, desk, command, channel, raw,
-                                                request_id)
-                    if isinstance(outcome, Outcome) and desk is not None and desk.served:
-                        self._serve_desk(game_id, desk)
-                    return outcome
-                finally:
-                    if desk is not None:
-                        desk.close()
+    def _commit(self, game_id: str, decide: Decide, at: str | None, kept: _Input | None,
+                listeners: bool = True) -> Outcome:
+        """Catch up, answer an input decided before, decide, then write the events, the
+        input decided and the listeners' rows: one transaction."""
+        with self._transaction(game_id) as (tx, state):
+            known = None
+            if kept is not None and kept.row_id is not None:
+                known = tx.inbound(kept.row_id)
+            elif kept is not None and kept.request_id is not None:
+                known = tx.find_request(request_owner(kept.command), kept.request_id)
+            if known is not None:
+                if kept is not None and not _same_request(known, kept.command):
+                    raise RequestIdReused(state.language)  # nothing kept
+                if known["status"] != "received":
+                    return _recorded_outcome(known, state, tx.caught_up, tx.events_by_seq)
+            events, outcome = self._decide_one(state, decide, at)
+            tx.append(events)
+            if kept is not None:
+                verdict = {"accepted": outcome.accepted, "message": outcome.message,
+                           "seqs": [e["seq"] for e in outcome.events]}
+                status = "accepted" if outcome.accepted else "refused"
+                if known is not None:
+                    tx.decide(known["id"], status, outcome.message, verdict)
+                    outcome.inbound_id = known["id"]
+                else:
+                    outcome.inbound_id = tx.keep_decided(
+                        kept.channel, kept.raw, kept.request_id, kept.command,
+                        status=status, message=outcome.message, outcome=verdict)
+                outcome.request_id = kept.request_id
+            for listener in self._listeners if listeners else ():
+                listener(tx.connection, game_id, events, outcome)
+            return outcome
 
-    def _first_round(self, game_id: str, desk: Desk | None, command: dict[str, Any],
-                     channel: str, raw: str, request_id: str | None) -> Outcome | int | None:
-        handed: list[_Handing] = []
-        committed = False
+    @contextmanager
+    def _transaction(self, game_id: str) -> Iterator[tuple[GameWrite, GameState]]:
+        """The game's write transaction (its store lock held) and its cached state, caught
+        up. Decisions fold into the cached state as they are taken; if the transaction
+        does not commit, the cache is dropped (the next read rebuilds it from the store)."""
+        state: GameState | None = None
+        before = 0
         try:
-            with self._transaction(game_id, wait=False) as (tx, state):
-                if tx is None or state is None:
-                    return None
-                key = (request_owner(command), request_id)
-                if request_id is not None:
-                    known = tx.find_request(*key)
-                    if known is not None:
-                        return int(known["id"])
-                decisions = self._decide_queued(tx, state)
-                own = self._decide_one(state, self._decider(command, raw), command.get("at"))
-                own.keep = (channel, raw, request_id, command)
-                handed = self._decide_handed(tx, state, desk, _BATCH - len(decisions),
-                                             seen={key} if request_id is not None else set())
-                # The writers that queued while this one decided get their answers from
-                # the same commit, instead of taking the lock turn after it (not looked
-                # for where the store can tell nobody queued).
-                later: list[_Decision] = []
-                if self.store.has_queue(game_id) is not False:
-                    tx.refresh()
-                    later = self._decide_queued(
-                        tx, state, after=max((d.inbound or 0 for d in decisions), default=0),
-                        limit=_BATCH - len(decisions) - len(handed))
-                self._record(tx, [*decisions, own, *_decided(handed), *later])
-            committed = True
-        except ServiceError:
+            with self.store.write(game_id, known=game_id in self._states) as tx:
+                state = self._catch_up(game_id, tx)
+                before = state.seq
+                yield tx, state
+        except ServiceError:  # refused before deciding (unknown game, request id reused)
+            if state is not None and state.seq != before:
+                self._states.pop(game_id, None)
             raise
-        except Exception:  # noqa: BLE001 - nothing committed: the careful path decides it
-            return None
-        finally:
-            _tell(handed, committed)
-        outcome = own.outcome
-        outcome.request_id, outcome.inbound_id = request_id, own.inbound
-        return outcome
+        except BaseException:
+            self._states.pop(game_id, None)
+            raise
+        self._snapshots.played(game_id)
+        if state.seq // self.snapshot_every > before // self.snapshot_every:
+            self._snapshots.request(game_id)  # after the commit, off the command path
 
-    def _serve_desk(self, game_id: str, desk: Desk) -> None:
-        """After its own command, when others were waiting: decide, a commit a round, the
-        commands handed over while they keep coming (the writers just answered are
-        usually back at once), for a few rounds at most. The game stays with this writer,
-        caught up and its sandbox warm, instead of passing to one that must catch up
-        first; a writer alone never waits here."""
-        expected = desk.served  # the writers just answered, likely back soon
-        for _ in range(_DESK_ROUNDS):
-            taken = desk.gather(expected, _DESK_PAUSE_S, _DESK_GATHER_S)
-            if not taken:
-                return
-            handed: list[_Handing] = []
-            committed = False
-            try:
-                with self._transaction(game_id, wait=False) as (tx, state):
-                    if tx is None or state is None:
-                        return
-                    # Writers that kept their input in the queue meanwhile go first.
-                    queued = self._decide_queued(tx, state) \
-                        if self.store.has_queue(game_id) is not False else []
-                    handed = self._decide_handed(tx, state, desk, _BATCH, taken)
-                    expected = len(handed)
-                    if queued or _decided(handed):
-                        self._record(tx, [*queued, *_decided(handed)])
-                committed = True
-            except Exception:  # noqa: BLE001 - this writer's own command is done already
-                log.exception("deciding the commands handed over for %s failed; their "
-                              "writers try again", game_id)
-                return
-            finally:
-                _tell(handed, committed)
+    def _catch_up(self, game_id: str, tx: GameWrite) -> GameState:
+        """The cached state brought up to the stored log, read inside the lock."""
+        state = self._states.get(game_id)
+        if state is None:
+            snapshot = tx.latest_snapshot()
+            state = GameState.from_dict(snapshot[1]) if snapshot else GameState()
+        for event in tx.events_after(state.seq):
+            apply_event(state, event)
+        self._states[game_id] = state
+        return state
 
-    def _decide_handed(self, tx: GameWrite, state: GameState, desk: Desk | None,
-                       limit: int, taken: list[Handed] | None = None,
-                       seen: set[tuple[str, str | None]] | None = None) -> list[_Handing]:
-        """Decide the commands handed over at the desk (``taken`` already, then those
-        handed over while this writer decides, looking again after each round, at most
-        ``limit``), folding each into ``state``: each with its decision to record, or
-        with the answer recorded before for its player's request id (a refusal if that
-        came with another command). ``seen``: the (player, request id) this round keeps
-        already."""
-        handed: list[_Handing] = []
-        seen = set() if seen is None else seen
-        while desk is not None and len(handed) < limit:
-            taken = taken or desk.take(limit - len(handed))
-            if not taken:
-                break
-            for index, item in enumerate(taken):
-                try:
-                    key = (request_owner(item.command), item.request_id)
-                    row = None if item.fresh else tx.find_request(*key)
-                    if key in seen or (row is not None and row["status"] == "received"):
-                        item.drop()  # in flight elsewhere: its writer retries, then finds it
-                        continue
-                    seen.add(key)
-                    if row is not None and not _same_request(row, item.command):
-                        handed.append((item, None, {"reused": True}))
-                        continue
-                    if row is not None:
-                        outcome = self._recorded(tx, state, row)
-                        handed.append((item, None,
-                                       _answer_of(outcome, row["id"], repeated=True)))
-                        continue
-                    decision = self._decide_one(state, self._decider(item.command, item.raw),
-                                                item.command.get("at"))
-                except BaseException:
-                    for left in [*taken[index:], *(h[0] for h in handed)]:
-                        left.drop()  # nothing committed for them: their writers retry
-                    raise
-                decision.keep = (item.channel, item.raw, item.request_id, item.command)
-                handed.append((item, decision, None))
-            taken = None
-        return handed
-
-    def _decide_inbound(self, game_id: str, inbound_id: int, command: dict[str, Any],
-                        raw: str, request_id: str | None) -> Outcome:
-        decide = self._decider(command, raw)
-        at = command.get("at")
-        try:
-            try:
-                outcome = self._write(game_id, decide, at, inbound_id)
-            except (_Decided, ServiceError):
-                raise
-            except Exception as error:  # noqa: BLE001 - a listener failed: refuse, keep input
-                outcome = self._write(game_id, self._fault(command, raw, error), at,
-                                      inbound_id, listeners=False)
-        except _Decided as decided:
-            return self._answer(game_id, decided.row, repeated=True)
-        outcome.request_id, outcome.inbound_id, outcome.repeated = request_id, inbound_id, False
-        return outcome
+    def _decide_one(self, state: GameState, decide: Decide,
+                    at: str | None) -> tuple[list[Event], Outcome]:
+        """Decide a command on ``state`` and fold its events in (numbered); nothing is
+        written yet (on SQLite no database lock is held meanwhile, only the game's)."""
+        now = normalize(at) if at else self.now(state)
+        if now < state.time:
+            now = state.time  # the log never goes back in time
+        events, outcome = decide(state, now)
+        numbered = _number(events, state.seq)
+        outcome.events = _renumbered(outcome.events, events, numbered)
+        fold(numbered, state)
+        outcome.state = state
+        return numbered, outcome
 
     def _decider(self, command: dict[str, Any], raw: str) -> Decide:
         shapes = {"perform": ("actor", "action", "args"), "add_player": ("name",)}
@@ -663,17 +447,6 @@ class Service(GameReads):
                                  reason="internal_error")
             return [refused], Outcome(False, message, [refused])
         return decide
-
-    def _reused(self, game_id: str) -> RequestIdReused:
-        """The refusal of a request id sent again with another command, in the game's
-        language."""
-        return RequestIdReused(self._validating(game_id, None).language)
-
-    def _answer(self, game_id: str, row: dict[str, Any], repeated: bool) -> Outcome:
-        """The outcome recorded for a decided input, rebuilt from the store."""
-        return _recorded_outcome(row, self.load(game_id), [],
-                                 lambda seqs: self.store.events_by_seq(game_id, seqs),
-                                 repeated)
 
     def _decide(self, state: GameState, command: Command, now: str,
                 raw: str) -> tuple[list[Event], Outcome]:
@@ -746,171 +519,6 @@ class Service(GameReads):
         state = self.load(game_id)
         return self.engine.query(state, name, args or {}, self.now(state))
 
-    def _catch_up(self, game_id: str, tx: GameWrite) -> GameState:
-        """The cached state brought up to the stored log, read inside the lock."""
-        state = self._states.get(game_id)
-        if state is None:
-            snapshot = tx.latest_snapshot()
-            state = GameState.from_dict(snapshot[1]) if snapshot else GameState()
-        for event in tx.events_after(state.seq):
-            apply_event(state, event)
-        self._states[game_id] = state
-        return state
-
-    def _write(self, game_id: str, decide: Decide, at: str | None,
-               inbound: int | None = None, listeners: bool = True) -> Outcome:
-        """Load → decide → append (→ mark the inbound row, → listeners) under the game's
-        lock, in one transaction, folding the new events into the cached state."""
-        with self._lock(game_id):
-            for attempt in range(_SAFETY_RETRIES):
-                try:
-                    with self._transaction(game_id) as (tx, state):
-                        assert state is not None
-                        if inbound is not None:
-                            row = tx.inbound(inbound)
-                            if row is not None and row["status"] != "received":
-                                raise _Decided(row)
-                        decision = self._decide_one(state, decide, at, inbound, listeners)
-                        self._record(tx, [decision])
-                        return decision.outcome
-                except Conflict:  # a writer that bypassed the lock: reload, decide again
-                    if attempt + 1 == _SAFETY_RETRIES:
-                        raise
-        raise AssertionError("unreachable")
-
-    def _decide_pending(self, game_id: str, own: int | None = None,
-                        wait: bool = True) -> dict[int, Outcome] | None:
-        """Decide, in one transaction, every input of the game kept and not yet decided
-        (oldest first, at most ``_BATCH``): whoever holds the lock decides for the writers
-        queued behind it, which then find their answer (one lock turn and one commit
-        for many commands). With ``wait`` off, None if another writer holds the game."""
-        with self._lock(game_id, wait) as free:
-            if not free:
-                return None
-            with self._transaction(game_id, wait) as (tx, state):
-                if tx is None or state is None:
-                    return None
-                return self._decide_pending_in(tx, state, own)
-
-    def _decide_pending_in(self, tx: GameWrite, state: GameState,
-                           own: int | None) -> dict[int, Outcome]:
-        if own is not None:
-            row = tx.inbound(own)
-            if row is not None and row["status"] != "received":
-                # Decided by the writer ahead: answered from this turn's reads.
-                return {own: self._recorded(tx, state, row)}
-        decisions = self._decide_queued(tx, state)
-        self._record(tx, decisions)
-        return {d.inbound: d.outcome for d in decisions if d.inbound is not None}
-
-    @staticmethod
-    def _recorded(tx: GameWrite, state: GameState, row: dict[str, Any]) -> Outcome:
-        """The recorded outcome of a decided input, its events taken from those this turn
-        just read (``repeated`` set: not decided by this call)."""
-        return _recorded_outcome(row, state, tx.caught_up, tx.events_by_seq)
-
-    def _settled(self, game_id: str, inbound_id: int) -> Outcome | None:
-        """Once the writer ahead is done: the input's recorded outcome if it decided it
-        (the events since the cached state read in the same look), else None."""
-        with self._lock(game_id):
-            state = self._states.get(game_id)
-            row, fresh = self.store.settled_row(game_id, inbound_id,
-                                                state.seq if state is not None else None)
-            if row is None or row["status"] == "received":
-                return None
-            if state is None:
-                state = self.load(game_id)
-            for event in fresh:
-                if event["seq"] == state.seq + 1:
-                    apply_event(state, event)
-            return _recorded_outcome(row, state, fresh,
-                                     lambda seqs: self.store.events_by_seq(game_id, seqs))
-
-    def _decide_queued(self, tx: GameWrite, state: GameState, after: int = 0,
-                       limit: int = _BATCH) -> list[_Decision]:
-        """Decide the game's inputs kept and not yet decided (oldest first, row id above
-        ``after``, at most ``limit``), folding each into ``state``; :meth:`_record`
-        writes them.
-
-        Inputs kept while this writer decides are taken too (another look after each
-        round): the writers queued behind it all get their answer from one commit.
-        """
-        decisions: list[_Decision] = []
-        last = after
-        while len(decisions) < limit:
-            rows = tx.pending(limit - len(decisions), after=last)
-            if not rows:
-                break
-            for row in rows:
-                last = row["id"]
-                if not isinstance(row["command"], dict):
-                    continue  # raw text only: its interface parses it first
-                decide = self._decider(row["command"], row["raw"])
-                decision = self._decide_one(state, decide, row["command"].get("at"),
-                                            row["id"])
-                decision.outcome.request_id = row["request_id"]
-                decision.outcome.inbound_id = row["id"]
-                decisions.append(decision)
-            tx.refresh()
-        return decisions
-
-    @contextmanager
-    def _transaction(self, game_id: str, wait: bool = True
-                     ) -> Iterator[tuple[GameWrite | None, GameState | None]]:
-        """The game's write transaction and its cached state, caught up under the lock.
-
-        Events are folded into the cached state as they are decided; if the transaction
-        does not commit, the cache is dropped (the next read rebuilds it from the store).
-        With ``wait`` off, a game another process holds yields ``(None, None)``.
-        """
-        try:
-            with self.store.write(game_id, wait=wait, known=game_id in self._states) as tx:
-                if tx is None:
-                    yield None, None
-                    return
-                state = self._catch_up(game_id, tx)
-                before = state.seq
-                yield tx, state
-        except _Decided:
-            raise  # nothing was folded: the cache stands
-        except BaseException:
-            self._states.pop(game_id, None)
-            raise
-        self._snapshots.played(game_id)
-        if state.seq // self.snapshot_every > before // self.snapshot_every:
-            self._snapshots.request(game_id)  # after the commit, off the command path
-
-    def _decide_one(self, state: GameState, decide: Decide, at: str | None,
-                    inbound: int | None = None, listeners: bool = True) -> _Decision:
-        """Decide a command on ``state`` and fold its events in; nothing is written yet
-        (on SQLite no database lock is held meanwhile, only the game's)."""
-        now = normalize(at) if at else self.now(state)
-        if now < state.time:
-            now = state.time  # the log never goes back in time
-        events, outcome = decide(state, now)
-        numbered = _number(events, state.seq)
-        outcome.events = _renumbered(outcome.events, events, numbered)
-        fold(numbered, state)
-        outcome.state = state
-        return _Decision(numbered, outcome, inbound, listeners)
-
-    def _record(self, tx: GameWrite, decisions: list[_Decision]) -> None:
-        """Write decided commands: events, inbound rows, listeners (the short part that
-        holds the database's write lock)."""
-        tx.writing()
-        for decision in decisions:
-            outcome = decision.outcome
-            tx.append(decision.events)
-            status = "accepted" if outcome.accepted else "refused"
-            verdict = {"accepted": outcome.accepted, "message": outcome.message,
-                       "seqs": [e["seq"] for e in outcome.events]}
-            if decision.keep is not None:
-                decision.inbound = tx.keep_decided(*decision.keep, status=status,
-                                                   message=outcome.message, outcome=verdict)
-            elif decision.inbound is not None:
-                tx.decide(decision.inbound, status, outcome.message, verdict)
-            for listener in self._listeners if decision.listeners else ():
-                listener(tx.connection, tx.game_id, decision.events, outcome)
 
     # --- export and import --------------------------------------------------------------
     def export_game(self, game_id: str) -> Iterable[str]:
@@ -941,46 +549,16 @@ def _same_request(row: dict[str, Any], command: dict[str, Any]) -> bool:
 
 
 def _recorded_outcome(row: dict[str, Any], state: GameState, fresh: list[Event],
-                      by_seq: Callable[[list[int]], list[Event]],
-                      repeated: bool = True) -> Outcome:
-    """A decided input's recorded outcome, its events picked from ``fresh`` (the events
-    just read) or else read by ``by_seq``; ``repeated``: not decided by this call."""
+                      by_seq: Callable[[list[int]], list[Event]]) -> Outcome:
+    """The outcome recorded for an input decided before (``repeated``), its events picked
+    from ``fresh`` (the events just read) or else read by ``by_seq``."""
     recorded = row["outcome"] or {}
     seqs = recorded.get("seqs", [])
     found = {event["seq"]: event for event in fresh}
     events = [found[seq] for seq in seqs] if all(seq in found for seq in seqs) else by_seq(seqs)
     return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
                    recorded.get("message", row["result"] or ""), events, state,
-                   row["request_id"], row["id"], repeated=repeated)
-
-
-# A command handed over at the desk: with its decision to record, or with the answer
-# recorded before for its request id.
-_Handing = tuple[Handed, "_Decision | None", "dict[str, Any] | None"]
-
-
-def _decided(handed: list[_Handing]) -> list[_Decision]:
-    return [decision for _, decision, _ in handed if decision is not None]
-
-
-def _tell(handed: list[_Handing], committed: bool) -> None:
-    """Answer the commands handed over once their round is committed; else send them
-    back without an answer (nothing was committed for them: their writers try again)."""
-    for item, decision, known in handed:
-        if not committed:
-            item.drop()
-        elif known is not None:
-            item.answer(known)
-        elif decision is not None and decision.inbound is not None:
-            item.answer(_answer_of(decision.outcome, decision.inbound, repeated=False))
-        else:
-            item.drop()
-
-
-def _answer_of(outcome: Outcome, inbound_id: int, repeated: bool) -> dict[str, Any]:
-    """What the lock holder tells a writer whose command it took at the desk."""
-    return {"accepted": outcome.accepted, "message": outcome.message,
-            "events": outcome.events, "inbound_id": inbound_id, "repeated": repeated}
+                   row["request_id"], row["id"], repeated=True)
 
 
 def _number(events: list[Event], after: int) -> list[Event]:

@@ -17,6 +17,8 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.pool import StaticPool
 
+from scriba.errors import ServiceError
+
 MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_TIMEOUT_S = 120.0  # a waiting writer waits this long for SQLite's lock before failing
 
@@ -128,8 +130,6 @@ def check_schema(engine: Engine) -> None:
         upgrade(engine)
         return
     if revision != head_revision():
-        from scriba.service.errors import ServiceError  # lazy: service imports the store
-
         found = revision or "none"
         raise ServiceError(
             f"The database schema is at revision {found}, this Scriba needs "

@@ -4,10 +4,13 @@ SQLite by default, PostgreSQL in production; SQLAlchemy Core statements, no ORM.
 is decided inside :meth:`EventStore.write`, which holds the game's lock from the first
 read to the commit: a transaction-scoped advisory lock per game on PostgreSQL (one
 transaction throughout), and on SQLite a ``flock`` of a per-game file beside the database
-(``<db>.locks/<hash>``). SQLite has one writer per *file*, so there the game is read in a
-short read transaction, decided holding no database lock, and only the appending takes
-the database's write lock (``BEGIN IMMEDIATE``, see :meth:`GameWrite.writing`): a slow
-rule in one game never delays another game. The unique (game, seq) constraint stays as a
+(``<db>.locks/<hash>``), taken before a connection is. SQLite has one writer per *file*,
+so there the game is read in a short read transaction, decided holding no database lock,
+and only the appending takes the database's write lock (the writer ``flock``, then
+``BEGIN IMMEDIATE``, see :meth:`GameWrite.writing`): a slow rule in one game never delays
+another game. Lock order: the game's lock, a connection, the database's writer lock;
+nothing waits for a game's lock holding a connection, nothing holding the writer lock
+waits for a connection. The unique (game, seq) constraint stays as a
 safety net: an append that breaks it raises :class:`Conflict`. The schema is made by
 :func:`scriba.store.database.migrate`, never here: a store on an old schema refuses to
 start and says how to upgrade.
@@ -30,6 +33,7 @@ from sqlalchemy import Connection, Text, bindparam, cast, func, select, text, ty
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
 
+from scriba.errors import GameExists, UnknownGame
 from scriba.store.bulk import collector_paused
 from scriba.store.database import check_schema, is_memory, make_engine
 from scriba.store.schema import events as events_t
@@ -56,11 +60,6 @@ _INBOUND_COLUMNS = (inbound_t.c.id, inbound_t.c.game_id, inbound_t.c.channel,
 # running it on SQLite (SQLAlchemy caches the compiled form; these skip the construction).
 _GAME_ROW = select(games_t.c.id).where(games_t.c.id == bindparam("game_id"))
 _ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
-_TRY_ADVISORY_LOCK = text("SELECT pg_try_advisory_xact_lock(:key)")
-# Waiting for the game's writer ahead, holding nothing after: a shared session lock taken
-# and given back at once (its commit is then visible to this transaction's next reads).
-_WAIT_ADVISORY_LOCK = text("SELECT pg_advisory_lock_shared(:key)")
-_UNLOCK_SHARED_ADVISORY = text("SELECT pg_advisory_unlock_shared(:key)")
 _EVENTS_AFTER = (select(*_EVENT_COLUMNS)
                  .where(events_t.c.game_id == bindparam("game_id"),
                         events_t.c.seq > bindparam("after"))
@@ -74,10 +73,6 @@ _DECIDE_INBOUND = (update(inbound_t).where(inbound_t.c.id == bindparam("inbound_
                            outcome=bindparam("b_outcome"),
                            decided_at=bindparam("b_decided_at")))
 _INSERT_INBOUND = inbound_t.insert()
-_PENDING = (select(*_INBOUND_COLUMNS)
-            .where(inbound_t.c.game_id == bindparam("game_id"),
-                   inbound_t.c.status == "received", inbound_t.c.id > bindparam("after"))
-            .order_by(inbound_t.c.id).limit(bindparam("limit")))
 # A request id is its player's own: (game, player, id) is unique.
 _FIND_REQUEST = select(*_INBOUND_COLUMNS).where(
     inbound_t.c.game_id == bindparam("game_id"), inbound_t.c.player == bindparam("player"),
@@ -102,14 +97,10 @@ class Conflict(Exception):
 
 
 def unknown_game(game_id: str) -> Exception:
-    from scriba.service.errors import UnknownGame  # lazy: the service imports the store
-
     return UnknownGame(f"There is no game named {game_id!r}.")
 
 
 def game_exists(game_id: str) -> Exception:
-    from scriba.service.errors import GameExists
-
     return GameExists(f"A game named {game_id!r} already exists.")
 
 
@@ -142,12 +133,10 @@ class GameWrite:
     :meth:`writing`) append, keep and decide inbound rows."""
 
     def __init__(self, connection: Connection, game_id: str,
-                 begin_write: Callable[[], None] | None = None,
-                 refresh: Callable[[], None] | None = None) -> None:
+                 begin_write: Callable[[], None] | None = None) -> None:
         self.connection = connection
         self.game_id = game_id
         self._begin_write = begin_write
-        self._refresh = refresh
         self.caught_up: list[dict[str, Any]] = []  # what the last events_after() read
 
     def writing(self) -> None:
@@ -171,8 +160,8 @@ class GameWrite:
         """Keep an input already decided, in the transaction that writes its decision
         (one INSERT, no UPDATE after): the row's id.
 
-        An IntegrityError means its player's request id was kept meanwhile by another
-        writer.
+        An IntegrityError means its player's request id was kept meanwhile by a writer
+        that bypassed the game's lock.
         """
         self.writing()
         now = datetime.now(UTC)
@@ -196,19 +185,6 @@ class GameWrite:
     def inbound(self, inbound_id: int) -> dict[str, Any] | None:
         row = self.connection.execute(_INBOUND_BY_ID, {"inbound_id": inbound_id}).first()
         return _inbound(row) if row else None
-
-    def pending(self, limit: int, after: int = 0) -> list[dict[str, Any]]:
-        """The game's inputs kept and not yet decided (row id above ``after``), oldest
-        first."""
-        rows = self.connection.execute(
-            _PENDING, {"game_id": self.game_id, "limit": limit, "after": after})
-        return [_inbound(row) for row in rows]
-
-    def refresh(self) -> None:
-        """Before writing: see what others committed since the first read (SQLite's read
-        transaction is a snapshot; PostgreSQL's statements each see the latest)."""
-        if self._refresh is not None and self._begin_write is not None:
-            self._refresh()
 
     def append(self, events: list[dict[str, Any]]) -> None:
         if not events:
@@ -260,7 +236,6 @@ class EventStore:
         self._lock_path = f"{database}.writer-lock" if on_file else None
         self._game_locks = f"{database}.locks" if on_file else None
         self._locks_made = False  # the directory of the games' lock files, made once
-        self._desk_folder: str | None = None  # its real path, names the games' desks
         self._held = threading.local()
         check_schema(self.engine)
         # ORM sessions for the tables read and written off the command path (accounts,
@@ -269,41 +244,18 @@ class EventStore:
 
     @contextmanager
     def _begin(self, write: bool = False) -> Iterator[Connection]:
-        with self.exclusive() if write else contextlib.nullcontext(), \
-                self.engine.connect() as connection:
+        # A connection first, then the writer lock: never wait for a connection holding it.
+        with self.engine.connect() as connection, \
+                self.exclusive() if write else contextlib.nullcontext():
             if write and self.dialect == "sqlite":
                 connection.execution_options(sqlite_begin="IMMEDIATE")
             with connection.begin():
                 yield connection
 
     @contextmanager
-    def _begin_queued(self) -> Iterator[Connection]:
-        """A write transaction whose commit is not flushed to disk on its own (SQLite
-        ``synchronous=NORMAL``, PostgreSQL ``synchronous_commit=off``), for an input kept
-        while its writer waits for its answer: the commit that decides it flushes the
-        log, this row included, before anyone is told. A power cut before that loses only
-        an input nobody was answered for, as it would lose one still in flight."""
-        if self.dialect != "sqlite":
-            with self._begin() as connection:
-                if self.dialect == "postgresql":
-                    connection.exec_driver_sql("SET LOCAL synchronous_commit = off")
-                yield connection
-            return
-        with self.exclusive(), self.engine.connect() as connection:
-            driver = connection.connection.driver_connection
-            assert driver is not None
-            driver.execute("PRAGMA synchronous=NORMAL")  # outside a transaction
-            try:
-                connection.execution_options(sqlite_begin="IMMEDIATE")
-                with connection.begin():
-                    yield connection
-            finally:
-                driver.execute("PRAGMA synchronous=FULL")
-
-    @contextmanager
     def exclusive(self) -> Iterator[None]:
         """Hold SQLite's writer turn across several write transactions (re-entrant per
-        thread), e.g. keeping an input and then deciding it; a no-op on PostgreSQL.
+        thread); a no-op on PostgreSQL. Taken holding a connection, never the reverse.
 
         SQLite has one writer per file, and its busy handler polls with sleeps of up to
         100 ms, so writers queued on it leave the lock idle; a blocking ``flock`` on a side
@@ -328,37 +280,27 @@ class EventStore:
 
     # --- the command path -------------------------------------------------------------
     @contextmanager
-    def write(self, game_id: str, wait: bool = True,
-              known: bool = False) -> Iterator[GameWrite | None]:
+    def write(self, game_id: str, known: bool = False) -> Iterator[GameWrite]:
         """Hold ``game_id``'s lock from the first read to the commit (when the block ends).
 
-        Waits (never fails) while another process or thread holds it; with ``wait=False``
-        yields None instead of waiting. Reads come first; :meth:`GameWrite.writing` (or
-        the first write) starts the writing part. ``known``: the caller has read this game
-        before, so its row is not looked up again (games are never deleted).
+        Waits (never fails) while another process or thread holds it. Reads come first;
+        :meth:`GameWrite.writing` (or the first write) starts the writing part. ``known``:
+        the caller has read this game before, so its row is not looked up again (games are
+        never deleted).
         """
         if self.dialect != "sqlite":
             with self._begin() as connection:
                 if self.dialect == "postgresql":
                     # An advisory lock, not SELECT … FOR UPDATE: it writes nothing, so a
                     # writer that finds its input already decided commits without a flush.
-                    key = {"key": _lock_key(game_id)}
-                    if wait:
-                        connection.execute(_ADVISORY_LOCK, key)
-                    elif not connection.execute(_TRY_ADVISORY_LOCK, key).scalar():
-                        yield None
-                        return
+                    connection.execute(_ADVISORY_LOCK, {"key": _lock_key(game_id)})
                 if not known and connection.execute(
                         _GAME_ROW, {"game_id": game_id}).first() is None:
                     raise unknown_game(game_id)
                 yield GameWrite(connection, game_id)
             return
-        with self._game_lock(game_id, wait) as held:
-            if not held:
-                yield None
-                return
-            with self._sqlite_write(game_id, known) as tx:
-                yield tx
+        with self._game_lock(game_id), self._sqlite_write(game_id, known) as tx:
+            yield tx
 
     @contextmanager
     def _sqlite_write(self, game_id: str, known: bool) -> Iterator[GameWrite]:
@@ -375,144 +317,34 @@ class EventStore:
                 stack.enter_context(self.exclusive())  # released after the commit below
                 connection.execution_options(sqlite_begin="IMMEDIATE")
                 transaction = connection.begin()
-
-            def refresh() -> None:
-                nonlocal transaction
-                transaction.commit()
-                transaction = connection.begin()
             try:
                 if not known and connection.execute(
                         _GAME_ROW, {"game_id": game_id}).first() is None:
                     raise unknown_game(game_id)
-                yield GameWrite(connection, game_id, begin_write, refresh)
+                yield GameWrite(connection, game_id, begin_write)
             except BaseException:
                 transaction.rollback()
                 raise
             transaction.commit()
 
-    def settled_row(self, game_id: str, inbound_id: int, after: int | None
-                    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-        """An inbound row, read once no writer holds its game (waiting for the one ahead),
-        and if it is decided the game's events after ``after`` (None: none), in one read.
-
-        A shared hold of the game's lock, given back as soon as it is granted: all the
-        writers queued behind a lock holder learn at once, side by side, whether it
-        decided their input, instead of taking the exclusive lock one after the other
-        just to find out; and the next holder need not wait for them to finish reading.
-        """
-        if self.dialect == "postgresql":
-            with self._begin() as connection:
-                key = {"key": _lock_key(game_id)}
-                connection.execute(_WAIT_ADVISORY_LOCK, key)
-                connection.execute(_UNLOCK_SHARED_ADVISORY, key)
-                return self._settled(connection, game_id, inbound_id, after)
-        with self._game_lock(game_id, wait=True, shared=True):
-            pass  # the writer ahead has committed
-        with self._begin() as connection:
-            return self._settled(connection, game_id, inbound_id, after)
-
-    @staticmethod
-    def _settled(connection: Connection, game_id: str, inbound_id: int, after: int | None
-                 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-        row = connection.execute(_INBOUND_BY_ID, {"inbound_id": inbound_id}).first()
-        if row is None or row.status == "received" or after is None:
-            return (_inbound(row) if row else None), []
-        events = connection.execute(_EVENTS_AFTER, {"game_id": game_id, "after": after})
-        return _inbound(row), [_event(event) for event in events]
-
-    def _lock_file(self, game_id: str, suffix: str = "") -> str:
-        assert self._game_locks is not None
+    @contextmanager
+    def _game_lock(self, game_id: str) -> Iterator[None]:
+        """SQLite on a file: ``flock`` of the game's own file beside the database, so the
+        processes deciding one game queue while other games go on (re-entrant per thread).
+        Taken before any connection: a writer waiting for it holds none."""
+        held: set[str] = self._held.__dict__.setdefault("games", set())
+        if self._game_locks is None or game_id in held:
+            yield
+            return
         if not self._locks_made:
             os.makedirs(self._game_locks, exist_ok=True)
             self._locks_made = True
         name = hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest()
-        return os.path.join(self._game_locks, name + suffix)
-
-    @contextmanager
-    def hold(self, game_id: str, wait: bool = True) -> Iterator[bool]:
-        """Hold the game's lock across several write transactions (:meth:`write` inside
-        takes it again at no cost); yields False when ``wait`` is off and another
-        process holds it. A no-op on PostgreSQL, whose lock each transaction takes."""
-        with self._game_lock(game_id, wait) as held:
-            yield held
-
-    def wait_for_holder(self, game_id: str) -> None:
-        """Wait until the writer holding the game lets go (a shared hold of its lock,
-        given back at once)."""
-        with self._game_lock(game_id, wait=True, shared=True):
-            pass
-
-    def desk_name(self, game_id: str) -> bytes | None:
-        """Where the game's lock holder takes the commands of writers waiting for it
-        (:mod:`scriba.service.desk`): a local socket in Linux's abstract namespace, named
-        after the database file and the game; SQLite on a file only (one machine)."""
-        if self._game_locks is None:
-            return None
-        if self._desk_folder is None:
-            self._desk_folder = os.path.realpath(self._game_locks)
-        key = f"{self._desk_folder}\0{game_id}".encode()
-        return b"\0scriba-desk-" + hashlib.blake2b(key, digest_size=20).hexdigest().encode()
-
-    @contextmanager
-    def queued(self, game_id: str) -> Iterator[None]:
-        """Mark this writer as queued on the game (its input kept, its answer awaited),
-        until the block ends: a shared ``flock`` of the game's queue file (SQLite on a
-        file; a no-op elsewhere: PostgreSQL grants its locks in the order asked)."""
-        if self._game_locks is None:
-            yield
-            return
-        with open(self._lock_file(game_id, ".queue"), "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_SH)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-
-    def has_queue(self, game_id: str) -> bool | None:
-        """Whether writers are queued on the game (see :meth:`queued`): None where this
-        store cannot tell without a round trip (PostgreSQL, whose locks are granted in
-        the order asked), False where no other process writes (SQLite in memory).
-        ``flock`` is not fair: a writer that found the lock free at once would otherwise
-        take it again and again, ahead of those woken to read their answers, which then
-        wait for turns."""
-        if self.dialect != "sqlite":
-            return None
-        if self._game_locks is None:
-            return False
-        with open(self._lock_file(game_id, ".queue"), "a+b") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            fcntl.flock(handle, fcntl.LOCK_UN)
-            return False
-
-    @contextmanager
-    def _game_lock(self, game_id: str, wait: bool, shared: bool = False) -> Iterator[bool]:
-        """SQLite on a file: ``flock`` of the game's own file beside the database, so the
-        processes deciding one game queue while other games go on (re-entrant per thread).
-        Yields False when ``wait`` is off and another holder has it. ``shared``: only
-        waits for the exclusive holder (see :meth:`settled_row`)."""
-        held: set[str] = self._held.__dict__.setdefault("games", set())
-        if self._game_locks is None or game_id in held:
-            yield True
-            return
-        with open(self._lock_file(game_id), "a+b") as handle:
-            try:
-                mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
-                fcntl.flock(handle, mode | (0 if wait else fcntl.LOCK_NB))
-            except BlockingIOError:
-                yield False
-                return
-            if shared:
-                try:
-                    yield True
-                finally:
-                    fcntl.flock(handle, fcntl.LOCK_UN)
-                return
+        with open(os.path.join(self._game_locks, name), "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
             held.add(game_id)
             try:
-                yield True
+                yield
             finally:
                 held.discard(game_id)
                 fcntl.flock(handle, fcntl.LOCK_UN)
@@ -596,53 +428,17 @@ class EventStore:
     # --- raw inbound messages ---------------------------------------------------------
     def receive(self, channel: str, raw: str, game_id: str | None = None,
                 request_id: str | None = None,
-                command: dict[str, Any] | None = None,
-                check_first: bool = True, queued: bool = False) -> tuple[int, bool]:
-        """Keep an input (committed) before it is decided: ``(row id, created)``.
-
-        With a ``request_id`` its player (:func:`request_owner`) already sent in that game,
-        nothing new is kept and the first row's id comes back with ``created=False``.
-        ``check_first=False`` skips the look-up before the insert (one transaction less
-        when the id is most likely new): the unique (game, player, request id) then finds
-        a known one. ``queued``: its sender
-        waits for the decision, whose commit makes this row durable too (see
-        :meth:`_begin_queued`); otherwise the row is on disk when this returns.
-        """
-        player = request_owner(command)
-        if request_id is not None and check_first:
-            row = self.find_request(game_id, player, request_id)
-            if row is not None:
-                return row["id"], False
-        values = {"game_id": game_id, "channel": channel, "raw": raw,
-                  "received_at": datetime.now(UTC), "status": "received",
-                  "request_id": request_id, "player": player, "command": command}
-        try:
-            with self._begin_queued() if queued else self._begin(write=True) as connection:
-                result = connection.execute(_INSERT_INBOUND, values)
-                return int(result.inserted_primary_key[0]), True
-        except IntegrityError:
-            row = self.find_request(game_id, player, request_id) \
-                if request_id is not None else None
-            if row is None:
-                raise
-            return row["id"], False  # the same request arrived meanwhile elsewhere
-
-    def keep_inbound(self, channel: str, raw: str, game_id: str | None = None) -> int:
-        return self.receive(channel, raw, game_id)[0]
-
-    def find_request(self, game_id: str | None, player: str,
-                     request_id: str) -> dict[str, Any] | None:
-        """The input ``player`` sent under ``request_id`` in the game, or None."""
-        with self._begin() as connection:
-            row = connection.execute(_FIND_REQUEST, {
-                "game_id": game_id, "player": player, "request_id": request_id}).first()
-            return _inbound(row) if row else None
-
-    def inbound_row(self, inbound_id: int) -> dict[str, Any] | None:
-        with self._begin() as connection:
-            row = connection.execute(
-                select(*_INBOUND_COLUMNS).where(inbound_t.c.id == inbound_id)).first()
-            return _inbound(row) if row else None
+                command: dict[str, Any] | None = None) -> int:
+        """Keep an input undecided (committed): its row's id. The write path keeps its
+        inputs already decided; a row left ``received`` (an earlier version's queue, an
+        interface that parses the raw text later) is decided by ``Service.recover``."""
+        with self._begin(write=True) as connection:
+            result = connection.execute(_INSERT_INBOUND, {
+                "game_id": game_id, "channel": channel, "raw": raw,
+                "received_at": datetime.now(UTC), "status": "received",
+                "request_id": request_id, "player": request_owner(command),
+                "command": command})
+            return int(result.inserted_primary_key[0])
 
     def undecided(self) -> list[dict[str, Any]]:
         """Inputs kept but never decided (a crash between keeping and deciding), oldest first."""

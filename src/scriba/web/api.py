@@ -21,8 +21,8 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from scriba.service.errors import NotAllowed, RequestIdReused
-from scriba.web import auth
-from scriba.web.app import TITLES, problem
+from scriba.web import sessions
+from scriba.web.problems import TITLES, problem
 
 LANGUAGES = ("en", "it", "de")
 LOG_LIMIT = 500
@@ -82,14 +82,14 @@ class PlayerIn(BaseModel):
 
 
 def _service(request: Request) -> Any:
-    return auth.get_service(request)
+    return sessions.get_service(request)
 
 
 def _language(request: Request, lang: str | None, game_id: str | None = None) -> str | None:
     """The reader's language: ?lang=, else their account's; None means the game's."""
     if lang in LANGUAGES:
         return lang
-    account = auth.current_account(request)
+    account = sessions.current_account(request)
     return getattr(account, "language", None) if account is not None else None
 
 
@@ -103,8 +103,8 @@ def _caller(request: Request, game_id: str, unsigned: str) -> tuple[Any, str | N
     """The caller's account and, with a token, its player: 401 for a bad token or, with
     the ``unsigned`` message, for nobody signed in; 403 for a token of another game or a
     session's unsafe request without the CSRF header."""
-    if auth.bearer_token(request) is not None:
-        identity = auth.token_identity(request)
+    if sessions.bearer_token(request) is not None:
+        identity = sessions.token_identity(request)
         if identity is None:
             raise HTTPException(401, "The token is not valid (unknown or revoked).",
                                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
@@ -112,12 +112,12 @@ def _caller(request: Request, game_id: str, unsigned: str) -> tuple[Any, str | N
         if token_game != game_id:
             raise HTTPException(403, f"This token acts in {token_game}, not in {game_id}.")
         return account, player
-    account = auth.current_account(request)
+    account = sessions.current_account(request)
     if account is None:
         raise HTTPException(401, unsigned, headers={"WWW-Authenticate": "Bearer"})
-    if request.method in auth.UNSAFE_METHODS:
+    if request.method in sessions.UNSAFE_METHODS:
         try:
-            auth.check_csrf(request)
+            sessions.check_csrf(request)
         except NotAllowed as refusal:
             raise HTTPException(403, str(refusal)) from None
     return account, None
@@ -238,8 +238,8 @@ def actions(request: Request, game: str) -> dict[str, Any]:
     service = _service(request)
     player = None
     officer = False
-    identity = auth.token_identity(request) if auth.bearer_token(request) else None
-    if auth.bearer_token(request) is not None and identity is None:
+    identity = sessions.token_identity(request) if sessions.bearer_token(request) else None
+    if sessions.bearer_token(request) is not None and identity is None:
         raise HTTPException(401, "The token is not valid (unknown or revoked).")
     if identity is not None:
         if identity[1] != game:
@@ -247,7 +247,7 @@ def actions(request: Request, game: str) -> dict[str, Any]:
         player = identity[2]
         account = identity[0]
     else:
-        account = auth.current_account(request)
+        account = sessions.current_account(request)
         if account is not None:
             player = service.accounts.role(account.id, game).player
     if account is not None:
@@ -384,8 +384,8 @@ def _seqs(outcome: Any) -> list[int]:
 @router.delete("/token", summary="Revoke the token this request carries", status_code=204,
                responses=AUTH_PROBLEMS)
 def revoke_own_token(request: Request) -> Response:
-    token = auth.bearer_token(request)
-    if token is None or auth.token_identity(request) is None:
+    token = sessions.bearer_token(request)
+    if token is None or sessions.token_identity(request) is None:
         raise HTTPException(401, "Send the token to revoke as Authorization: Bearer TOKEN.",
                             headers={"WWW-Authenticate": "Bearer"})
     _service(request).accounts.revoke_token(token)

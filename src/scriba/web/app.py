@@ -8,7 +8,7 @@
 - :class:`BodyGuard` refuses bodies over the size limit (413), bodies that do not arrive
   within :data:`BODY_SECONDS` (408) and JSON that is not UTF-8 or nests deeper than
   :data:`JSON_DEPTH` (400) before anything parses them;
-- :class:`scriba.web.auth.SessionCookies` sets the cookies of sign-in sessions (a random
+- :class:`scriba.web.sessions.SessionCookies` sets the cookies of sign-in sessions (a random
   key; the session itself is a row in the database);
 - the routers: the API (``/api/v1``, the only part in the OpenAPI document), the sign-in
   pages, and every ``router`` of the modules in :mod:`scriba.web.pages`, each behind the
@@ -33,12 +33,11 @@ import os
 import pkgutil
 import re
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -53,11 +52,13 @@ from scriba.service.errors import (
     UnknownGame,
 )
 from scriba.service.ratelimit import RateLimited
+from scriba.web import api, auth, deadlines, sessions
+from scriba.web.pages import common
+from scriba.web.problems import TITLES, problem
 
 log = logging.getLogger("scriba.web")
 BODY_LIMIT = 2 * 1024 * 1024   # bytes of one request body (a command is at most ~1 MB)
 JSON_DEPTH = 32                # nesting of a JSON body; the service allows 8 in arguments
-PROBLEM = "application/problem+json"
 BODY_SECONDS = 30.0            # for a whole request body to arrive (a slow one holds a worker)
 DOCS_PATH = "/api/v1/docs"
 # The pages load only their own style sheet and script; nothing inline, no frames.
@@ -129,12 +130,6 @@ def json_depth_ok(body: bytes, limit: int = JSON_DEPTH) -> bool:
         elif byte in (0x5D, 0x7D):
             depth -= 1
     return True
-
-
-def problem(status: int, title: str, detail: str, kind: str = "about:blank",
-            **extra: Any) -> JSONResponse:
-    body = {"type": kind, "title": title, "status": status, "detail": detail, **extra}
-    return JSONResponse(body, status_code=status, media_type=PROBLEM)
 
 
 class SecurityHeaders:
@@ -281,12 +276,6 @@ def status_of(error: Exception) -> int:
     return 400
 
 
-TITLES = {400: "Bad request", 401: "Not signed in", 403: "Not allowed", 404: "Not found",
-          405: "Method not allowed", 408: "Request timeout", 409: "Conflict",
-          413: "Request body too large",
-          422: "Refused", 429: "Too many requests", 503: "Busy"}
-
-
 def _is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
@@ -305,7 +294,6 @@ def _answer(request: Request, status: int, detail: str,
 def _error_page(request: Request, status: int, detail: str) -> Response:
     """The pages' own error page (their layout, the reader's language), else plain text."""
     try:
-        from scriba.web.pages import common
         reader = common.reader_for(request)
         return common.render(request, "error.html", reader, status_code=status,
                              message=detail, status=status)
@@ -320,7 +308,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RateLimited)
     async def rate_limited(request: Request, error: RateLimited) -> Response:
-        return _answer(request, 429, rate_limit_sentence(error, reader_language(request)),
+        sentence = common.rate_limit_sentence(error, common.reader_language(request))
+        return _answer(request, 429, sentence,
                        headers={"Retry-After": str(error.retry_after)})
 
     async def http_error(request: Request, error: Exception) -> Response:
@@ -357,29 +346,6 @@ def install_error_handlers(app: FastAPI) -> None:
         return _answer(request, 404, "Not found.")
 
 
-def reader_language(request: Request) -> str:
-    """The reader's language as the pages choose it (?lang=, cookie, account)."""
-    try:
-        from scriba.web.pages import common
-        return common.reader_for(request).language
-    except Exception:  # noqa: BLE001 - a refusal must be told even if this fails
-        return "en"
-
-
-def rate_limit_sentence(refusal: RateLimited, language: str) -> str:
-    """Why, and when to try again, in the reader's language."""
-    from scriba.web import i18n
-
-    _ = i18n.gettext_for(language)
-    now = datetime.now(UTC)
-    wait = i18n.countdown((now + timedelta(seconds=refusal.retry_after)).isoformat(), now,
-                          language)
-    if refusal.what == "new_game":
-        return _("You have started as many games as a day allows; try again %(wait)s.",
-                 wait=wait)
-    return _("Too many sign-in attempts; try again %(wait)s.", wait=wait)
-
-
 # --- the app -------------------------------------------------------------------------------
 def _page_routers() -> list[Any]:
     try:
@@ -405,8 +371,6 @@ def create_app(service_or_db_url: Service | str | None = None, *,
     http (it is Secure anyway on one that came over https, or through a trusted proxy's
     X-Forwarded-Proto); by default it follows $SCRIBA_HTTPS. ``body_seconds``: the time a request
     body may take to arrive."""
-    from scriba.web import api, auth, deadlines
-
     owned = not isinstance(service_or_db_url, Service)
     raw = service_or_db_url if not owned else Service(service_or_db_url)
     service = LockedService(raw)
@@ -441,11 +405,11 @@ def create_app(service_or_db_url: Service | str | None = None, *,
     app.include_router(auth.router)
     for router in _page_routers():
         app.include_router(router, include_in_schema=False,
-                           dependencies=[Depends(auth.csrf_protect)])
+                           dependencies=[Depends(sessions.csrf_protect)])
     static = os.path.join(os.path.dirname(__file__), "static")
     if os.path.isdir(static):
         app.mount("/static", StaticFiles(directory=static), name="static")
-    app.add_middleware(auth.SessionCookies, https_only=https_only)
+    app.add_middleware(sessions.SessionCookies, https_only=https_only)
     app.add_middleware(BodyGuard, limit=body_limit, seconds=body_seconds)
     app.add_middleware(SecurityHeaders)  # outermost: the guard's refusals carry them too
     return app

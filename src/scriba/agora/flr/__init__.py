@@ -215,6 +215,7 @@ def _rule_starts(lines: list[str], first_category: int) -> list[int]:
 
 
 # --- storing next to a game's rules --------------------------------------------------------
+SETTINGS_KEY = "flr"  # the game's setting that keeps an imported FLR's header and categories
 
 
 def ruleset_meta(ruleset: Ruleset) -> dict[str, Any]:

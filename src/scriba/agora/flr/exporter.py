@@ -13,8 +13,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from scriba.agora.flr import Rule, Ruleset, render_flr, render_slr, ruleset_from_parts
-from scriba.agora.flr.importer import SETTINGS_KEY
+from scriba.agora.flr import (
+    SETTINGS_KEY,
+    Rule,
+    Ruleset,
+    render_flr,
+    render_slr,
+    ruleset_from_parts,
+)
 from scriba.kernel.changes import REVISING
 from scriba.kernel.state import GameState
 

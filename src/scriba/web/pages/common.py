@@ -1,17 +1,17 @@
 """What every page needs: the service, the reader, their language and time zone, rendering.
 
 The pages read the signed-in account, the CSRF token and the service through
-:mod:`scriba.web.auth`; when a piece is missing (tests of the pages alone,
-the static site) the page still renders for an anonymous reader.
+:mod:`scriba.web.sessions`.
 """
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, unquote, urlencode
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -19,7 +19,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from scriba.service import errors
-from scriba.web import i18n
+from scriba.service.ratelimit import RateLimited
+from scriba.web import i18n, sessions
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -43,46 +44,24 @@ class Reader:
         return self.account is not None
 
 
-def _auth() -> Any:
-    try:
-        from scriba.web import auth
-    except ImportError:  # the pages alone, without the app's sign-in
-        return None
-    return auth
-
-
 def service_of(request: Request) -> Any:
-    auth = _auth()
-    getter = getattr(auth, "service_from", None) or getattr(auth, "get_service", None)
-    if getter is not None:
-        return getter(request)
-    return request.app.state.service
+    return sessions.get_service(request)
 
 
 def account_of(request: Request) -> Any:
-    auth = _auth()
-    getter = getattr(auth, "current_account", None)
-    if getter is None:
-        return None
     try:
-        return getter(request)
+        return sessions.current_account(request)
     except errors.ServiceError:
         return None
 
 
 def csrf_of(request: Request) -> str:
-    auth = _auth()
-    getter = getattr(auth, "csrf_token", None)
-    return getter(request) if getter is not None else ""
+    return sessions.csrf_token(request)
 
 
 def check_csrf(request: Request, form: Any) -> None:
-    """The sign-in module's CSRF check; raises NotAllowed on a missing or forged token."""
-    auth = _auth()
-    checker = getattr(auth, "check_csrf", None) or getattr(auth, "verify_csrf", None)
-    if checker is None:
-        raise errors.NotAllowed("forms are closed: the server has no CSRF protection")
-    checker(request, form)
+    """The sessions' CSRF check; raises NotAllowed on a missing or forged token."""
+    sessions.check_csrf(request, form)
 
 
 def reader_for(request: Request, game_id: str | None = None,
@@ -108,6 +87,26 @@ def reader_for(request: Request, game_id: str | None = None,
         reader.timezone = "UTC"
     reader.csrf = csrf_of(request) if account is not None else ""
     return reader
+
+
+def reader_language(request: Request) -> str:
+    """The reader's language as the pages choose it (?lang=, cookie, account)."""
+    try:
+        return reader_for(request).language
+    except Exception:  # noqa: BLE001 - a refusal must be told even if this fails
+        return "en"
+
+
+def rate_limit_sentence(refusal: RateLimited, language: str) -> str:
+    """Why, and when to try again, in the reader's language."""
+    _ = i18n.gettext_for(language)
+    now = datetime.now(UTC)
+    wait = i18n.countdown((now + timedelta(seconds=refusal.retry_after)).isoformat(), now,
+                          language)
+    if refusal.what == "new_game":
+        return _("You have started as many games as a day allows; try again %(wait)s.",
+                 wait=wait)
+    return _("Too many sign-in attempts; try again %(wait)s.", wait=wait)
 
 
 # --- links: absolute paths on the server, relative ones in the static site ---------------
@@ -210,7 +209,6 @@ def take_flash(request: Request) -> dict[str, Any] | None:
     raw = request.cookies.get(FLASH_COOKIE)
     if not raw:
         return None
-    from urllib.parse import unquote
     text = unquote(raw)
     return {"accepted": text[:1] == "1", "message": text[1:]}
 

@@ -29,10 +29,7 @@ def duration(text: str) -> int | None:
 
 
 def invitation_link(request: Request, token: str) -> str:
-    auth = common._auth()
-    builder = getattr(auth, "invitation_path", None)
-    path = builder(token) if builder is not None else f"/invitations/{token}"
-    return str(request.base_url).rstrip("/") + path
+    return str(request.base_url).rstrip("/") + f"/invitations/{token}"
 
 
 def _holder(action: Any, offices: dict[str, Any]) -> str | None:

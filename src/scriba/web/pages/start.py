@@ -14,7 +14,6 @@ from starlette.concurrency import run_in_threadpool
 from scriba.service import errors
 from scriba.service.ratelimit import RateLimited
 from scriba.web import i18n
-from scriba.web.app import rate_limit_sentence
 from scriba.web.pages import common
 
 router = APIRouter()
@@ -65,7 +64,7 @@ def _start(request: Request, form: Any) -> Response:
         return common.error_page(request, reader, refused)
     except RateLimited as refused:
         page = _form(request, reader, status_code=429, values=values,
-                     error=rate_limit_sentence(refused, reader.language))
+                     error=common.rate_limit_sentence(refused, reader.language))
         page.headers["Retry-After"] = str(refused.retry_after)
         return page
     except errors.ServiceError as refused:  # a name taken, a bad id: the form again

@@ -1,6 +1,6 @@
 """All Agora corpus measures in one small dataclass, and a plain-text printout of it.
 
-Run `python -m scriba.agora.research.report [CORPUS_DIR]` to print the numbers.
+Run `python -m scriba.research.agora.report [CORPUS_DIR]` to print the numbers.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from scriba.agora.flr import Progress, parse_flr
 from scriba.agora.flr.measure import FlrMeasure, SlrComparison, compare_slr, measure_flr
-from scriba.agora.research.crosscheck import CrosscheckResult, crosscheck
+from scriba.research.agora.crosscheck import CrosscheckResult, crosscheck
 
 CORPUS_ENV = "SCRIBA_AGORA_CORPUS"  # where the corpus is, when no folder is given
 FLR_FILE = "flr-2026-07-05.txt"
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     folder = args[0] if args else os.environ.get(CORPUS_ENV)
     if not folder:
-        sys.exit(f"usage: python -m scriba.agora.research.report CORPUS_DIR "
+        sys.exit(f"usage: python -m scriba.research.agora.report CORPUS_DIR "
                  f"(or set {CORPUS_ENV})")
     print(format_report(build_report(Path(folder))))
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scriba.agora.research.assessor import AssessorFile
-from scriba.agora.research.recount import DEFAULT_STRENGTH, STRENGTHS, agreement
+from scriba.research.agora.assessor import AssessorFile
+from scriba.research.agora.recount import DEFAULT_STRENGTH, STRENGTHS, agreement
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ Each Assessor file (one resolution announcement) is replayed as one game of the 
    (Rules 1607, 879, 1950);
 4. every ballot is cast (Rule 683);
 5. where the batch was decided under another default voting strength
-   (:mod:`scriba.agora.research.festival`), the Rulekeepor records a temporary rule that sets it;
+   (:mod:`scriba.research.agora.festival`), the Rulekeepor records a temporary rule that sets it;
 6. the voting period ends (the clock moves 7 days, Rule 107);
 7. for each referendum, the Assessor records the voting strengths the file lists for its
    voters (Rule 2137) and resolves it (Rule 208); the rule code of Rule 955 computes
@@ -30,10 +30,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scriba.agora.research.assessor import AssessorFile, Proposal, Resolution
-from scriba.agora.research.festival import DefaultStrengthPeriod, recover_all
-from scriba.agora.research.recount import Agreement, agreement
 from scriba.kernel.state import GameState
+from scriba.research.agora.assessor import AssessorFile, Proposal, Resolution
+from scriba.research.agora.festival import DefaultStrengthPeriod, recover_all
+from scriba.research.agora.recount import Agreement, agreement
 from scriba.service.service import Service
 
 ASSESSOR = "Assessor"

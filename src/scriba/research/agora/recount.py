@@ -3,7 +3,7 @@
 This is the arithmetic of Rule 955 written once more in Python, for analysis only: to
 measure how many recorded results a given default voting strength reproduces and to
 find, for a batch that does not fit, which default strength would. The retally itself
-(:mod:`scriba.agora.research.retally`) never uses it: there the rule code decides.
+(:mod:`scriba.research.agora.retally`) never uses it: there the rule code decides.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from scriba.agora.research.assessor import AssessorFile, Resolution
+from scriba.research.agora.assessor import AssessorFile, Resolution
 
 DEFAULT_STRENGTH = 3
 STRENGTHS = range(0, 16)  # Rule 2422: an integer between 0 and 15 inclusive

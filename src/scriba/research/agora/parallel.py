@@ -14,11 +14,11 @@ from multiprocessing import get_context
 from multiprocessing.util import Finalize
 from pathlib import Path
 
-from scriba.agora.research.assessor import AssessorFile, load_directory
-from scriba.agora.research.festival import DefaultStrengthPeriod, recover_all
-from scriba.agora.research.numbering import enactments, highest_before
-from scriba.agora.research.recount import agreement
-from scriba.agora.research.retally import (
+from scriba.research.agora.assessor import AssessorFile, load_directory
+from scriba.research.agora.festival import DefaultStrengthPeriod, recover_all
+from scriba.research.agora.numbering import enactments, highest_before
+from scriba.research.agora.recount import agreement
+from scriba.research.agora.retally import (
     Progress,
     RetallyResult,
     merge,

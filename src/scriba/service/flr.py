@@ -1,4 +1,6 @@
-"""Create a game of the `agora` ruleset from a published Agora ruleset (FLR).
+"""Agora's published rulesets and the service: a game made from a Full Logical Ruleset
+(FLR), a game's rules written back as an FLR or SLR. The format itself is
+:mod:`scriba.agora.flr`; the CLI's ``import flr`` and ``export flr|slr`` come here.
 
 Every rule of the FLR becomes a rule of the game: id, title, text, its full structured
 history, and as attributes its power, category, printed revision and CFJ annotations.
@@ -14,14 +16,23 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from scriba.agora.flr import Progress, Rule, Ruleset, parse_flr, ruleset_meta
+from scriba.agora.flr import (
+    SETTINGS_KEY,
+    Progress,
+    Rule,
+    Ruleset,
+    parse_flr,
+    ruleset_meta,
+)
+from scriba.agora.flr.exporter import export_text
 from scriba.agora.flr.measure import strip_raw
+from scriba.agora.flr.roundtrip import compare, summary
 from scriba.kernel.state import GameState
 from scriba.rulesets import load_ruleset
 from scriba.service.service import Service
 
 RULESET = "agora"
-SETTINGS_KEY = "flr"
+__all__ = ["ImportResult", "export_game", "import_flr", "roundtrip"]
 
 
 @dataclass
@@ -82,3 +93,13 @@ def import_flr(service: Service, text: str, game_id: str | None = None,
         text_differs=[rule_id for rule_id in codes if rule_id in parsed.rules
                       and parsed.rules[rule_id]["text"] != codes[rule_id]["text"]],
     )
+
+
+def export_game(service: Service, game_id: str, kind: str = "flr") -> str:
+    """The game's current rules as an FLR ("flr") or SLR ("slr") text."""
+    return export_text(service.load(game_id), kind)
+
+
+def roundtrip(text: str, exported: str) -> str:
+    """How an exported text differs from the FLR it was imported from, in a few lines."""
+    return summary(compare(text, exported))

@@ -1,4 +1,5 @@
-"""Benchmarks that print numbers (``scriba bench``); nothing here asserts a speed.
+"""Benchmarks that print numbers (``scriba bench``); nothing here asserts a speed. Kept
+apart from the product: nothing in Scriba imports this package but the ``bench`` command.
 
 1. Replay: a long EquiNomic game is played through the service, then its log is folded
    again from scratch — events per second.
@@ -163,7 +164,7 @@ def vote_latencies_in_agora(service: Service, game_ids: list[str],
     """Votes timed in Agora games: ``proposals`` new ones submitted, distributed and voted
     on in each game, the games taken in turn vote by vote, so that a slow moment of the
     machine weighs on every size alike instead of on whichever was being measured."""
-    from scriba.bench_sizes import AGORA_PLAYERS
+    from scriba.bench.sizes import AGORA_PLAYERS
 
     numbers: dict[str, list[int]] = {game_id: [] for game_id in game_ids}
     for game_id in game_ids:
@@ -229,7 +230,8 @@ def replay_figures(service: Service, game_id: str, rounds: int = 5) -> dict[str,
 def run_json(turns: int = 100, hook_calls: int = 1000,
              sizes: tuple[int, ...] = SIZES) -> dict[str, Any]:
     """Every figure of the issue, measured in one run on one database file."""
-    from scriba.bench_sizes import build_agora_game
+    from scriba.bench.sizes import build_agora_game
+    from scriba.bench.writers import writers_benchmark
 
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -253,15 +255,10 @@ def run_json(turns: int = 100, hook_calls: int = 1000,
             figures["hook_python_ms"] = 1000 * plain
         finally:
             service.close()
-        try:  # the writers' benchmark belongs to the store; measured when it is there
-            from scriba.bench_writers import writers_benchmark  # type: ignore[import-not-found]
-        except ImportError:
-            writers_benchmark = None
-        if writers_benchmark is not None:
-            # Taken in turn, twice, the better of each kept: on a shared machine one
-            # timing of 4 s mostly measures the neighbours.
-            for processes in (8, 1, 8, 1):
-                result = writers_benchmark(db_url, processes, 4.0)["votes_per_s"]
-                key = f"writers{processes}_votes_per_s"
-                figures[key] = max(figures.get(key, 0.0), result)
+        # Taken in turn, twice, the better of each kept: on a shared machine one timing
+        # of 4 s mostly measures the neighbours.
+        for processes in (8, 1, 8, 1):
+            result = writers_benchmark(db_url, processes, 4.0)["votes_per_s"]
+            key = f"writers{processes}_votes_per_s"
+            figures[key] = max(figures.get(key, 0.0), result)
     return figures
