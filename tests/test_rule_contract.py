@@ -476,3 +476,13 @@ def test_an_old_event_is_upgraded_when_read() -> None:
         upgrade(new, steps, current=3)
     with pytest.raises(ValueError, match="newer than this Scriba knows"):
         upgrade(new)
+
+
+def test_hooks_for_one_action_are_accepted_for_any_action(service: Service) -> None:
+    game = clockwork(service)
+    code = ("def check_vote(game, command):\n    return None\n\n"
+            "def check_not_declared_yet(game, command):\n    return None\n\n"
+            "def on_action_set_alarm(game, event):\n    return []\n")
+    outcome = service.perform(game, "Ann", "propose", {"changes": [
+        {"enact": {"title": "Fine", "text": "x", "code": code}}]})
+    assert outcome.accepted, outcome.message

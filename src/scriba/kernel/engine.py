@@ -147,13 +147,14 @@ class Engine:
             run = Run(self, state, now)
             first = self._primary_event(run, command, action, args, now)
             order = run.precedence()
-            # The view is built only when some rule in force checks commands.
-            view = build_view(state, order, now=now) if run.rules.hooked(state, "check") \
-                else {}
+            # Rules with check, or check_<this action>; the view only when there are some.
+            checkers = run.hooked("check", command.action)
+            view = build_view(state, order, now=now) if checkers else {}
             request = {"actor": command.actor, "action": command.action,
                        "kind": action.get("kind", "plain"), "args": args}
             aborts: list[Event] = []
-            for result in run.call_all("check", view, [request]):
+            asked = run.call(checkers, "check", view, [request]) if checkers else []
+            for result in asked:
                 aborts += run.aborts_of(result, "check", now)
                 if result.error:
                     continue

@@ -24,7 +24,7 @@ from scriba.kernel.events import Event, apply_event, make_event
 from scriba.kernel.host import HookResult
 from scriba.kernel.in_force import aborted
 from scriba.kernel.limits import MAX_EFFECTS_PER_CALL, MAX_EVENTS_PER_COMMAND, MAX_REACTION_DEPTH
-from scriba.kernel.registry import NOT_DISPATCHED, undeclared_notice
+from scriba.kernel.registry import NOT_DISPATCHED, action_hook, reacts, undeclared_notice
 from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import to_ts
 from scriba.kernel.view import GameView, build_view
@@ -64,7 +64,7 @@ class Run:
         self.push(failed)
         return order
 
-    def _call(self, targets: list[str], hook: str, view: GameView | dict[str, Any],
+    def call(self, targets: list[str], hook: str, view: GameView | dict[str, Any],
               args: list[Any]) -> list[HookResult]:
         return self.engine.host.call(self.rules.coded_rules(self.state), targets, hook,
                                      view, args)
@@ -73,7 +73,31 @@ class Run:
                  args: list[Any]) -> list[HookResult]:
         self.precedence()
         targets = self.rules.hooked(self.state, hook)
-        return self._call(targets, hook, view, args) if targets else []
+        return self.call(targets, hook, view, args) if targets else []
+
+    def hooked(self, hook: str, action: object = None) -> list[str]:
+        """Rules to ask with ``hook``: those defining it or, for ``check`` and
+        ``on_action_taken``, the hook of this one ``action``, in precedence order. A rule
+        defining both is asked once: its generated dispatcher calls the general hook,
+        then the action's (:func:`scriba.rulecode.worker._dispatcher`)."""
+        targets = self.rules.hooked(self.state, hook)
+        specific = action_hook(hook, action)
+        extra = self.rules.hooked(self.state, specific) if specific else []
+        if not extra:
+            return targets
+        wanted = {*targets, *extra}
+        return [rid for rid, _ in self.rules.coded_rules(self.state) if rid in wanted]
+
+    def reacting(self, event: Event) -> list[str]:
+        """Rules asked about ``event``: with its ``on_`` hook (or, for an action, that
+        action's ``on_action_<name>``), less those its ``reacts_to()`` leaves out."""
+        hook = f"on_{event['type']}"
+        specific = action_hook(hook, event["payload"].get("action"))
+        if not specific or not self.rules.hooked(self.state, specific):
+            return self.rules.reacting(self.state, event)
+        filters = self.rules.declarations(self.state).reacts
+        return [rid for rid in self.hooked(hook, event["payload"].get("action"))
+                if reacts(filters.get(rid), event)]
 
     def settle(self) -> None:
         """Apply queued events one by one, asking the rules to react to each."""
@@ -149,7 +173,7 @@ class Run:
         if event["type"] in NOT_DISPATCHED:
             return []
         hook = f"on_{event['type']}"
-        targets = self.rules.reacting(self.state, event)
+        targets = self.reacting(event)
         if not targets:
             return []
         time = event["time"]
@@ -164,7 +188,7 @@ class Run:
         if asked is None:
             view = build_view(self.state, self.precedence(), now=time)
             asked = (self._ask_ahead(event, hook, targets, view) if look_ahead else None) \
-                or self._call(targets, hook, view, [event_for_rules(event)])
+                or self.call(targets, hook, view, [event_for_rules(event)])
         initials = self.rules.declarations(self.state).initials()
         produced: list[Event] = []
         for result in asked:
@@ -189,7 +213,7 @@ class Run:
         for when each comes up. None when there is nothing to ask ahead."""
         journal = self.state.__dict__.get("_journal")
         if journal is None or not any(
-                q["type"] not in NOT_DISPATCHED and self.rules.reacting(self.state, q)
+                q["type"] not in NOT_DISPATCHED and self.reacting(q)
                 for q in itertools.islice(self.queue, LOOK_AHEAD)):
             return None  # nobody to ask about what is queued (as far as can be told now)
         host = self.engine.host
@@ -203,7 +227,7 @@ class Run:
                     break  # a rule change may fail, and become another event
                 self._apply(queued)
                 queued_targets = [] if queued["type"] in NOT_DISPATCHED else \
-                    self.rules.reacting(self.state, queued)
+                    self.reacting(queued)
                 if queued_targets:
                     calls.append((queued, queued_targets, f"on_{queued['type']}", host.seal(
                         build_view(self.state, order, now=queued["time"]))))

@@ -75,6 +75,21 @@ DISPATCHED = tuple(t.name for t in _TYPES if t.dispatched)
 DECLARATIONS = ("actions", "variables", "offices", "notices", "reacts_to")
 FIXED_HOOKS = ("check",)
 PREFIXES = ("on_", "transform_", "query_")  # on_<event type>, transform_<name>, query_<name>
+# Hooks for one action (actions are declared by rules, so any name): check_<action> is
+# asked with ``check`` about that action's commands, on_action_<action> with
+# ``on_action_taken`` about the event such a command makes (see action_hook).
+ACTION_PREFIXES = {"check": "check_", "on_action_taken": "on_action_"}
+
+
+def action_hook(hook: str, action: object) -> str | None:
+    """The hook for one action that is asked together with ``hook`` (``check`` or
+    ``on_action_taken``), or None. An action called "taken" has no hook of its own: its
+    ``on_action_taken`` is the general one."""
+    prefix = ACTION_PREFIXES.get(hook)
+    if prefix is None or not isinstance(action, str) or not action:
+        return None
+    name = prefix + action
+    return None if name in ACTION_PREFIXES else name
 
 
 def version_of(event_type: str) -> int:
@@ -90,6 +105,8 @@ def hook_name_error(name: str) -> str | None:
     """
     if name.startswith("_") or name in DECLARATIONS or name in FIXED_HOOKS:
         return None
+    if any(name.startswith(p) and len(name) > len(p) for p in ACTION_PREFIXES.values()):
+        return None  # check_<action>, on_action_<action>
     if name.startswith("on_"):
         if name[3:] in EVENT_TYPES and name[3:] not in NOT_DISPATCHED:
             return None
@@ -102,8 +119,8 @@ def hook_name_error(name: str) -> str | None:
     guess = _nearest(name, candidates)
     hint = f"did you mean {guess}? " if guess else ""
     return (f"{name}: not a hook the kernel calls ({hint}a helper's name starts with _; "
-            "hooks are actions, variables, offices, notices, reacts_to, check, on_<event>, "
-            "transform_<name>, query_<name>)")
+            "hooks are actions, variables, offices, notices, reacts_to, check, check_<action>, "
+            "on_<event>, on_action_<action>, transform_<name>, query_<name>)")
 
 
 def _nearest(name: str, candidates: list[str]) -> str | None:

@@ -56,8 +56,10 @@ The names a rule's code may define
 ==================================
 Checked when code is proposed or a game is created (a misspelt hook would silently never
 be called): the declarations ``actions``, ``variables``, ``offices``, ``notices``,
-``reacts_to``; ``check``;
-``on_<event type>`` for a type in :data:`EVENTS`; ``transform_<name>``; ``query_<name>``.
+``reacts_to``; ``check`` and ``check_<action>``;
+``on_<event type>`` for a type in :data:`EVENTS` and ``on_action_<action>``;
+``transform_<name>``; ``query_<name>``. ``<action>`` may be any action's name (actions are
+declared by rules, and play may add some).
 Every other top-level function is a helper and its name starts with ``_``. An unknown name
 is refused with the nearest known one ("on_vote_casted: there is no event type
 'vote_casted' to react to (did you mean on_vote_cast?)").
@@ -235,6 +237,16 @@ def check(game: dict[str, Any], command: dict[str, Any]) -> str | None:
             if command["kind"] == "propose" and game["vars"]["turn"] != command["actor"]:
                 return "Non è il tuo turno."
             return None
+
+    ``check_<action>(game, command)`` is the same for the commands of one action only:
+    a rule is asked about a command when it defines ``check`` or that action's
+    ``check_<action>``; defining both, ``check`` is asked first and its refusal wins,
+    then ``check_<action>``. Instead of ``if command["action"] == "roll": ...``::
+
+        def check_roll(game, command):
+            if game["vars"]["rolled"]:
+                return "Hai già tirato il dado."
+            return None
     """
     return None
 
@@ -263,6 +275,19 @@ def on_EVENT(game: dict[str, Any], event: dict[str, Any]) -> list[dict[str, Any]
             return [{"effect": "resolve_proposal", "proposal": p["number"],
                      "outcome": "adopted" if adopted else "rejected",
                      "tally": {"for": ayes}}]
+
+    ``on_action_<action>(game, event)`` reacts to the ``action_taken`` event of one
+    action only (the one event type a command's action is recorded in; a vote, a
+    proposal, joining and leaving make their own events). A rule is asked about an
+    ``action_taken`` when it defines ``on_action_taken`` or that action's hook, less what
+    its ``reacts_to()`` leaves out, at its place in the rules' order; defining both, the
+    effects of ``on_action_taken`` come first, then those of ``on_action_<action>``. An
+    action named ``taken`` is reached through ``on_action_taken`` alone. Instead of
+    ``if event["action"] == "roll": ...``::
+
+        def on_action_roll(game, event):
+            return [std.set_var("rolled", True), std.add_var("points", 1,
+                                                             player=event["actor"])]
     """
     return []
 

@@ -40,8 +40,8 @@ from typing import Any
 import starlark as sl
 
 from scriba.kernel.limits import KILL_GRACE, MEMORY_PER_CALL, MODULE_MEMORY, WORKER_MEMORY
+from scriba.kernel.registry import ACTION_PREFIXES, hook_name_error
 from scriba.kernel.registry import DECLARATIONS as DECLARATION_HOOKS
-from scriba.kernel.registry import hook_name_error
 from scriba.rulecode import std
 from scriba.rulecode.cost import (
     CALL_STEPS_TEXT,
@@ -405,17 +405,58 @@ _CALL = (f"load({_VIEW_MODULE!r}, 'game')\nload({_RULE_MODULE!r}, {DISPATCH!r})\
 def _defined(code: str) -> list[str]:
     """Names of the top-level functions a rule's code defines."""
     return [name for name in re.findall(r"^def\s+([A-Za-z_]\w*)\s*\(", code, re.MULTILINE)
-            if name != DISPATCH]
+            if name not in (DISPATCH, _JOIN)]
 
 
 def _dispatcher(hooks: list[str]) -> str:
-    branches = "".join(f"    if hook == {name!r}:\n        return {name}(game, *args)\n"
-                       for name in hooks if name not in DECLARATION_HOOKS)
+    """The generated function the kernel's calls go through. ``check`` and
+    ``on_action_taken`` also reach the rule's hooks for one action (``check_<action>``,
+    ``on_action_<action>``): the general hook first, then the action's — a check's first
+    refusal wins, reactions' effects are joined in that order."""
+    branches, handled = "", set()
+    for general, prefix in ACTION_PREFIXES.items():
+        specific = [name for name in hooks if name.startswith(prefix) and
+                    name != general and len(name) > len(prefix)]
+        if not specific:
+            continue
+        handled.add(general)
+        first = f"{general}(game, *args)" if general in hooks else "None"
+        branches += f"    if hook == {general!r}:\n        result = {first}\n"
+        if general == "check" and general in hooks:
+            branches += "        if result:\n            return result\n"
+        join = "" if general == "check" else f"{_JOIN}(result, "
+        for name in specific:
+            branches += (f"        if args[0]['action'] == {name[len(prefix):]!r}:\n"
+                         f"            return {join}{name}(game, *args){')' if join else ''}\n")
+        branches += "        return result\n"
+    branches += "".join(f"    if hook == {name!r}:\n        return {name}(game, *args)\n"
+                        for name in hooks if name not in (*DECLARATION_HOOKS, *handled))
     # ``game`` is a new dict, "this_rule" first, then the view's (frozen) entries.
     return (f"\n\ndef {DISPATCH}(hook, view, this_rule, args_json):\n"
             "    game = {'this_rule': this_rule}\n    game.update(view)\n"
             "    args = json.decode(args_json)\n"
-            f"{branches}    fail('no hook ' + hook)\n")
+            f"{branches}    fail('no hook ' + hook)\n" + (_JOIN_CODE if _JOIN in branches else ""))
+
+
+# Effects of the general hook and then of the action's, as one list (either may return
+# one effect, a list or nothing; anything else is left for the kernel to refuse).
+_JOIN = "scriba_join_effects"
+_JOIN_CODE = f"""
+
+def {_JOIN}(first, second):
+    if not second:
+        return first
+    if not first:
+        return second
+    if type(first) == "dict":
+        first = [first]
+    if type(second) == "dict":
+        second = [second]
+    if type(first) != "list" or type(second) != "list":
+        bad = first if type(first) != "list" else second
+        fail("a hook must return a list of effects, got " + repr(bad)[:200])
+    return first + second
+"""
 
 
 _CALL_FRAME = re.compile(r"  \* call\.star:\d+, in <module>\n[^\n]*\n")
