@@ -86,12 +86,8 @@ def _text(form: Any, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _reader_language(request: Request) -> str:
-    return str(common.reader_for(request).language)
-
-
 def _gettext(request: Request) -> Any:
-    return i18n.gettext_for(_reader_language(request))
+    return i18n.gettext_for(common.reader_language(request))
 
 
 @router.get("/signin", response_class=HTMLResponse)
@@ -142,7 +138,7 @@ async def invitation_accept(request: Request, token: str) -> Response:
         account = await _in_thread(accounts.accept_invitation, token,
                                    _text(form, "password"),
                                    _text(form, "display_name") or None,
-                                   _reader_language(request))
+                                   common.reader_language(request))
     except ServiceError as refusal:
         status = 404 if isinstance(refusal, NotFound) else \
             403 if isinstance(refusal, NotAllowed) else 422
@@ -257,7 +253,7 @@ async def password_change(request: Request) -> Response:
     try:
         await _in_thread(lambda: accounts_of(request).change_password(
             account.id, _text(form, "current_password"), _text(form, "new_password"),
-            _reader_language(request), web_session(request).id))
+            common.reader_language(request), web_session(request).id))
     except (InvalidInput, NotAllowed) as refusal:
         return _account_render(request, account, status_code=422, password_error=str(refusal))
     accounts_of(request).limits.give_back(counted)
@@ -321,7 +317,7 @@ def _reset_page(request: Request, token: str, status_code: int = 200,
     """The form for a new password, or why the link does not work."""
     try:
         account = accounts_of(request).password_reset(token=token,
-                                                    language=_reader_language(request))
+                                                    language=common.reader_language(request))
     except (NotFound, NotAllowed) as refusal:
         account, error = None, str(refusal)
         status_code = 404 if isinstance(refusal, NotFound) else 410
@@ -344,7 +340,7 @@ async def reset_submit(request: Request, token: str) -> Response:
     try:
         account = await _in_thread(lambda: accounts_of(request).reset_password(
             token=token, password=_text(form, "password"),
-            language=_reader_language(request)))
+            language=common.reader_language(request)))
     except InvalidInput as refusal:
         return _reset_page(request, token, status_code=422, error=str(refusal))
     except (NotFound, NotAllowed):
