@@ -370,11 +370,15 @@ EVENTS: dict[str, str] = {
 }
 
 # --- std: the standard library (rulecode/std), predeclared as ``std`` ----------------
-# A game keeps the std version it was created with (settings["std"]); the helpers are
-# native and check their arguments where they are called: a wrong argument aborts the
-# call with "std.<name>: ..." and the rule's line, e.g.
+# A game keeps the std version it was created with (settings["std"]); the helpers check
+# their arguments where they are called: a wrong argument aborts the call with
+# "std.<name>: ..." and the rule's line, e.g.
 #     error: StdError: std.add_var: amount must be number, got 'two'
 #      --> rule.star:8:12
+# Most are native (charged a step and more by the size of what they handle); the lookups
+# in the game's big structures (rule, proposal, open_proposals) are Starlark, charged in
+# steps like the rule's own code: a lookup by number costs the same in any game. Every
+# helper returns a copy the rule may change.
 
 STD: dict[str, str] = {
     # finding rules, players and proposals

@@ -5,13 +5,15 @@ Steps
 A *step* is one poll of Starlark's cancellation check — the interpreter polls after a
 fixed amount of work (about a thousand loop iterations or function calls), so a loop is
 stopped at the same point on every run — or a share of a native helper's work. The
-helpers (``std.*``, ``transform``, ``round``, ``floor``, ``ceil``) run in Python, where
-no poll reaches, so each call of one is charged 1 step and a step per ``VALUES_PER_STEP``
-values and per ``CHARACTERS_PER_STEP`` characters of its arguments before it runs, then a
+native helpers (most of ``std.*``, ``transform``, ``round``, ``floor``, ``ceil``) run
+in Python, where no poll reaches, so each call of one is charged 1 step and a step per
+``VALUES_PER_STEP`` values and per ``CHARACTERS_PER_STEP`` characters of its arguments
+before it runs, then a
 step per as many of its result before it returns (:func:`weight`); a helper past the
 frame's allowance is not run, or its result not returned. A hook's result is charged like
 a helper's. All of this is deterministic: the same code on the same game stops at the
-same step on every run.
+same step on every run. std's lookups written in Starlark (``std.rule``, ``std.proposal``,
+``std.open_proposals``) are polled like rule code.
 
 Who pays
 ========

@@ -58,6 +58,10 @@ _CACHE_SIZE = 512
 # Views made one from the last: after this many, one is put together afresh, so that the
 # chain of views each holds on to stays short.
 _MAX_VIEW_CHAIN = 32
+# Proposals' parts in a block, and blocks kept: a view put together afresh loads a few
+# blocks, not every part (each block holds on to its parts, so few are kept).
+_BLOCK = 32
+_BLOCKS_KEPT = 96
 _MAX_TRANSFORM_DEPTH = 8
 # The frame's name for compiling a rule's code, and the rule proposing code stands for.
 TOP_LEVEL = "(top level)"
@@ -154,12 +158,15 @@ class Sandbox:
         self.order: list[tuple[str, str]] = []
         self.depth = 0
         self.std_version = std.CURRENT  # the calling game's, set with every request
-        # The helpers run in Python, where Starlark's polls do not reach: each is charged
-        # by the size of what it handles (scriba.rulecode.cost).
+        # The native helpers run in Python, where Starlark's polls do not reach: each is
+        # charged by the size of what it handles (scriba.rulecode.cost). std's Starlark
+        # helpers come with std.binding_source() and are polled like the rule's own code;
+        # the game's version they ask for on each call is not worth a step.
         self._natives = {name: self._metered(native) for name, native in [
             *std.natives(lambda: self.std_version).items(),
             ("transform", self._transform_callback), ("round", _round),
             ("floor", lambda x: int(math.floor(x))), ("ceil", lambda x: int(math.ceil(x)))]}
+        self._natives[std.VERSION_NATIVE] = lambda: self.std_version
         # The parts of game views sent so far, decoded and frozen (or why one could not
         # be), by key; see scriba.rulecode.viewparts.
         self.parts: PartStore[sl.FrozenModule | str] = PartStore()
@@ -173,10 +180,15 @@ class Sandbox:
         self._part_ast = sl.parse("part.star", "value = json.decode(scriba_part)\n",
                                   self.dialect)
         self._assembly: dict[tuple[int, int, bool], sl.AST] = {}
-        # The last view put together (its layout, its parts' keys, the view): the next
-        # one with the same layout is made from it and the parts that changed.
-        self._last: tuple[Any, list[str], sl.FrozenModule | None] = (None, [], None)
+        # The last view put together (its layout, the id of its proposals' keys, its
+        # entries' keys, its proposals' keys, the view): the next one with the same
+        # layout is made from it and the parts that changed.
+        self._last: tuple[Any, int | None, list[str], list[str], sl.FrozenModule | None] = \
+            (None, None, [], [], None)
         self._chain = 0
+        # Blocks of proposals' parts put together, by their keys (see _assemble).
+        self._blocks: OrderedDict[tuple[str, ...], sl.FrozenModule] = OrderedDict()
+        self._block_asts: dict[int, sl.AST] = {}
 
     # --- budget ------------------------------------------------------------------------
     def _cancelled(self) -> bool:
@@ -277,10 +289,12 @@ class Sandbox:
             self.parts.clear()
         sent = [(key, self._decode_part(line)) for key, line in zip(request.get("send") or [],
                                                                       lines, strict=True)]
-        used = dict.fromkeys(key for view in request.get("views") or []
-                             for key in view.get("parts") or [])
+        views = request.get("views") or []
+        missing, resolved = self.parts.take(sent, views)
+        for view, keys in zip(views, resolved, strict=False):  # none resolved if missing
+            view["proposal_keys"] = keys  # the keys of its proposals' parts, all of them
         self.use_view({"inline": {}, "parts": []})
-        return self.parts.take(sent, list(used))
+        return missing
 
     def use_view(self, view: dict[str, Any]) -> None:
         """The view the calls that follow are given (one of the request's views)."""
@@ -298,44 +312,86 @@ class Sandbox:
 
     def decoded_view(self) -> sl.FrozenModule:
         if self._view is None:
-            keys = list(self.view_request.get("parts") or [])
-            changed = self._changed_since_last(keys)
+            view = self.view_request
+            entries = list(view.get("parts") or [])
+            proposals = view.get("proposal_keys") or []
+            changed = self._changed_since_last(entries, proposals)
             if changed is None:  # put together from all its parts
-                self._view = self._assemble(keys, previous=None)
+                self._view = self._assemble(entries + proposals, previous=None)
                 self._chain = 0
             else:  # the last view with the parts that changed since
-                self._view = self._assemble(changed, previous=self._last[2])
+                self._view = self._assemble(changed, previous=self._last[4])
                 self._chain += 1
-            self._last = (self.view_request.get("layout"), keys, self._view)
+            self._last = (view.get("layout"), (view.get("proposals") or {}).get("id"),
+                          entries, proposals, self._view)
         return self._view
 
-    def _changed_since_last(self, keys: list[str]) -> list[str] | None:
+    def _changed_since_last(self, entries: list[str], proposals: list[str]
+                            ) -> list[str] | None:
         """The parts of this view not in the last one put together, if it can be made
         from that one: same layout (the same proposals, grouped alike, at the same
-        places) and a short chain (each such view holds on to the one before)."""
-        layout, last_keys, _ = self._last
+        places) and a short chain (each such view holds on to the one before). The
+        proposals' parts that changed are those the request names as changed, when the
+        last view's proposals are the ones they changed from."""
+        layout, last_id, last_entries, last_proposals, _ = self._last
+        wire = self.view_request.get("proposals") or {}
         if layout is None or layout != self.view_request.get("layout") or \
-                len(last_keys) != len(keys) or self._chain >= _MAX_VIEW_CHAIN:
+                len(last_entries) != len(entries) or self._chain >= _MAX_VIEW_CHAIN:
             return None
-        return [key for key, last in zip(keys, last_keys, strict=True) if key != last]
+        changed = [key for key, last in zip(entries, last_entries, strict=True) if key != last]
+        if last_id is not None and last_id == wire.get("id"):
+            return changed
+        if last_id is not None and last_id == wire.get("base"):
+            return changed + [key for _, key in wire["changed"]]
+        # Made from other keys (the last view was not of the keys these changed from):
+        # the keys not in the last view, found in C.
+        return changed + sorted(set(proposals).difference(last_proposals))
 
     def _assemble(self, keys: list[str], previous: sl.FrozenModule | None) -> sl.FrozenModule:
-        entries = [k for k in keys if not k.startswith("p:")]
+        entries = [self._part(k) for k in keys if not k.startswith("p:")]
         proposals = [k for k in keys if k.startswith("p:")]
-        modules: dict[str, sl.FrozenModule] = {}
-        for index, key in enumerate(entries + proposals):
-            part = self.parts.items[key]
-            if isinstance(part, str):
-                raise ValueError(part)
-            modules[str(index)] = part
+        if previous is None and len(proposals) > _BLOCK:
+            # Afresh, from blocks of proposals' parts kept from the last time: of hundreds
+            # of open proposals only the blocks with one that changed are made again.
+            values = [self._block(tuple(proposals[at:at + _BLOCK]))
+                      for at in range(0, len(proposals), _BLOCK)]
+        else:
+            values = [self._part(k) for k in proposals]
+        modules = {str(index): part for index, part in enumerate(entries + values)}
         if previous is not None:
             modules["previous"] = previous
         holder = sl.Module()
         holder["scriba_inline"] = json.dumps(self.view_request.get("inline") or {})
         sl.eval_with(self._options(), holder,
-                     self._assembly_ast(len(entries), len(proposals), previous is not None),
+                     self._assembly_ast(len(entries), len(values), previous is not None),
                      self.globals, sl.FileLoader(modules.__getitem__))
         return holder.freeze()
+
+    def _part(self, key: str) -> sl.FrozenModule:
+        part = self.parts.items[key]
+        if isinstance(part, str):
+            raise ValueError(part)
+        return part
+
+    def _block(self, keys: tuple[str, ...]) -> sl.FrozenModule:
+        """The proposals of these parts as one dict (``value``), kept by their keys."""
+        found = self._blocks.get(keys)
+        if found is None:
+            modules = {str(index): self._part(key) for index, key in enumerate(keys)}
+            if len(keys) not in self._block_asts:
+                self._block_asts[len(keys)] = sl.parse("block.star", "\n".join(
+                    [f"load({str(i)!r}, v{i}='value')" for i in range(len(keys))] +
+                    ["value = {}"] + [f"value.update(v{i})" for i in range(len(keys))]) + "\n",
+                    self._load_dialect)
+            holder = sl.Module()
+            sl.eval_with(self._options(), holder, self._block_asts[len(keys)], self.globals,
+                         sl.FileLoader(modules.__getitem__))
+            found = holder.freeze()
+            self._blocks[keys] = found
+        self._blocks.move_to_end(keys)
+        while len(self._blocks) > _BLOCKS_KEPT:
+            self._blocks.popitem(last=False)
+        return found
 
     def _assembly_ast(self, entries: int, proposals: int, incremental: bool) -> sl.AST:
         """The generated code that puts a view together from its parts (or from the last
@@ -519,6 +575,8 @@ class Worker:
         missing_parts = box.receive(request, lines)
         if missing_parts:
             return {"missing_parts": missing_parts}
+        if op == "parts":  # only the view's parts, taken ahead of the next call
+            return {"ok": True}
         views = request.get("views") or [{}]
         order = [(rid, h) for rid, h in request["order"]]
         missing = list(dict.fromkeys(h for _, h in order if h not in box.modules))

@@ -1,9 +1,11 @@
 """std version 1: the helpers every rule's code finds as ``std.<name>``.
 
-Native Python, called from Starlark: arguments arrive as plain Python copies and results
-go back the same way, so a helper can never change the game it is given. Each helper
+Most are native Python, called from Starlark: arguments arrive as plain Python copies and
+results go back the same way, so a helper can never change the game it is given. Each
 checks its arguments and raises :class:`StdError` with a message starting ``std.<name>:``;
-the sandbox reports it with the rule and the line of the call.
+the sandbox reports it with the rule and the line of the call. The lookups in the game's
+big structures (``rule``, ``proposal``, ``open_proposals``) are Starlark (``STARLARK``):
+a native one would copy the whole structure across on every call.
 
 Once a game has started with a version, that version never changes behaviour: a fix or
 a new helper goes into a new version module (``v2.py``) registered in ``std/__init__``.
@@ -58,32 +60,49 @@ def replace(items: Any, value: Any, changes: Any, key: str = "number") -> list[A
             for item in items]
 
 
-def rule(rules: Any, rule_id: Any) -> Any:
-    """The rule in force with this id from ``game["rules"]``, or None."""
-    return find(rules, str(rule_id), "id") if rule_id is not None else None
+# The lookups in the game's big structures are Starlark: a native helper would get a Python
+# copy of all of game["proposals"] or game["rules"] on every call, and be charged by its
+# size; here ``proposals.get(...)`` finds a proposal at once and costs steps like any rule
+# code. What they return is a copy, as a native helper's result was: a rule may change it.
+# (std/__init__ binds these functions by version; no multi-line strings in this source.)
+STARLARK = '''
+def _copy(value):
+    return json.decode(json.encode(value))
 
-
-def proposal(proposals: Any, ref: Any) -> Any:
-    """The proposal of ``game["proposals"]`` with this number or label, or None."""
-    if not isinstance(proposals, dict):
-        raise _fail("proposal", "give it game[\"proposals\"]")
-    if ref is None:
+# The rule in force with this id from game["rules"], or None.
+def rule(rules, rule_id):
+    if type(rules) != "list":
+        fail("std.rule: give it game[\\"rules\\"], got " + type(rules))
+    if rule_id == None:
         return None
-    found = proposals.get(str(ref))
-    if found is not None:
-        return found
-    for p in proposals.values():
-        if p.get("label") == str(ref):
-            return p
+    wanted = str(rule_id)
+    for item in rules:
+        if type(item) == "dict" and item.get("id") == wanted:
+            return _copy(item)
     return None
 
+# The proposal of game["proposals"] with this number or label, or None.
+def proposal(proposals, ref):
+    if type(proposals) != "dict":
+        fail("std.proposal: give it game[\\"proposals\\"], got " + type(proposals))
+    if ref == None:
+        return None
+    key = str(ref)
+    found = proposals.get(key)
+    if found == None:
+        for p in proposals.values():
+            if p.get("label") == key:
+                found = p
+                break
+    return None if found == None else _copy(found)
 
-def open_proposals(proposals: Any) -> list[Any]:
-    """The open proposals of ``game["proposals"]``, by number."""
-    if not isinstance(proposals, dict):
-        raise _fail("open_proposals", "give it game[\"proposals\"]")
-    return sorted((p for p in proposals.values() if p.get("status") == "open"),
-                  key=lambda p: p["number"])
+# The open proposals of game["proposals"], by number.
+def open_proposals(proposals):
+    if type(proposals) != "dict":
+        fail("std.open_proposals: give it game[\\"proposals\\"], got " + type(proposals))
+    found = [p for p in proposals.values() if p.get("status") == "open"]
+    return _copy(sorted(found, key = lambda p: p["number"]))
+'''
 
 
 # --- turn order -----------------------------------------------------------------------
@@ -296,8 +315,7 @@ EFFECT_CONSTRUCTORS: dict[str, Callable[..., dict[str, Any]]] = {
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "find": find, "replace": replace, "rule": rule, "proposal": proposal,
-    "open_proposals": open_proposals, "next_player": next_player, "reorder": reorder,
+    "find": find, "replace": replace, "next_player": next_player, "reorder": reorder,
     "vote_word": vote_word,
     "tally": tally, "passes": passes, "changes": changes, "touched": touched,
     "enact": enact, "repeal": repeal, "amend": amend, **EFFECT_CONSTRUCTORS,
