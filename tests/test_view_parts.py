@@ -22,8 +22,8 @@ from scriba.kernel.view import build_view
 from scriba.rulecode import viewparts
 from scriba.rulecode.viewparts import EncodedParts, PartStore
 from scriba.rulesets import BUNDLED
+from scriba.service import Service
 from scriba.service.scenario import load_scenario, run_scenario
-from scriba.service.service import Service
 
 # A rule whose query hands back the view it was given, as the rule sees it.
 ECHO = ("def query_view(game, args):\n"
@@ -54,44 +54,46 @@ SCENARIOS = sorted({p.parent.parent.name: p
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.parent.parent.name)
 def test_a_part_key_always_names_the_same_content(path: Path, service: Service) -> None:
-    host = service.host
+    host = service.commands.host
     checked = CheckedParts()
     kept, host._encoded = host._encoded, checked
     try:
-        assert run_scenario(service, load_scenario(path)).errors == []
+        assert run_scenario(service.commands, load_scenario(path)).errors == []
     finally:
         host._encoded = kept
     assert checked.checked > 0  # the scenario's rules were called with game views
 
 
 def _agora(service: Service, resolved: int) -> str:
-    service.create_game("agora", game_id="a", start="2020-01-06T12:00:00Z",
-                        players=AGORA_PLAYERS, offices=AGORA_OFFICES)
-    state = service.load("a")
+    service.commands.create_game("agora", game_id="a", start="2020-01-06T12:00:00Z",
+                                 players=AGORA_PLAYERS, offices=AGORA_OFFICES)
+    state = service.reads.load("a")
     for event in agora_events(resolved, state.seq + 1, state.time):
         apply_event(state, event)
     return "a"
 
 
 def _echo(service: Service, state) -> dict:  # type: ignore[no-untyped-def]
-    view = build_view(state, service.engine.precedence(state))
-    [result] = service.host.call([("echo", ECHO)], ["echo"], "query_view", view, [{}])
+    view = build_view(state, service.commands.engine.precedence(state))
+    [result] = service.commands.host.call([("echo", ECHO)], ["echo"], "query_view", view, [{}])
     assert result.error is None, result.error
     return result.value
 
 
 def _expected(service: Service, state) -> dict:  # type: ignore[no-untyped-def]
-    view = build_view(state, service.engine.precedence(state)).to_dict()
+    view = build_view(state, service.commands.engine.precedence(state)).to_dict()
     return json.loads(json.dumps(view))
 
 
 @pytest.mark.parametrize("host_kind", ["in-process", "sandbox"])
-def test_rule_code_sees_the_whole_view_as_it_changes(host_kind: str, service: Service,
-                                                      sandbox_service: Service) -> None:
-    service = sandbox_service if host_kind == "sandbox" else service
-    service.create_game("agora", game_id="a", start="2020-01-06T12:00:00Z",
-                        players=AGORA_PLAYERS, offices=AGORA_OFFICES)
-    state = service.load("a")
+def test_rule_code_sees_the_whole_view_as_it_changes(host_kind: str,
+                                                      request: pytest.FixtureRequest) -> None:
+    # real workers only for the sandbox case
+    service = request.getfixturevalue("sandbox_service" if host_kind == "sandbox"
+                                      else "service")
+    service.commands.create_game("agora", game_id="a", start="2020-01-06T12:00:00Z",
+                                 players=AGORA_PLAYERS, offices=AGORA_OFFICES)
+    state = service.reads.load("a")
     events = agora_events(110, state.seq + 1, state.time)
     cut = len(events) * 4 // 5
     for event in events[:cut]:
@@ -122,22 +124,23 @@ def test_rule_code_sees_the_whole_view_as_it_changes(host_kind: str, service: Se
 
 
 def test_a_long_game_sends_only_what_changed(service: Service) -> None:
-    state = service.load(_agora(service, 200))
-    host = service.host
+    state = service.reads.load(_agora(service, 200))
+    host = service.commands.host
     _echo(service, state)
     vote = {"seq": state.seq + 1, "type": "vote_cast", "time": state.time, "actor": "nix",
             "payload": {"proposal": 200, "player": "nix", "choice": "FOR"}}
     apply_event(state, vote)
-    request, lines = viewparts.views_for([build_view(state, service.engine.precedence(state))],
+    request, lines = viewparts.views_for([build_view(state,
+                                                     service.commands.engine.precedence(state))],
                                          host.pool.parts, host._encoded)
     assert len(request["send"]) == 1  # the part holding the proposal voted on, no other
     assert '"200":' in lines.decode()
 
 
 def test_a_worker_that_lost_its_parts_gets_them_again(service: Service) -> None:
-    state = service.load(_agora(service, 30))
+    state = service.reads.load(_agora(service, 30))
     _echo(service, state)
-    service.host.pool.worker.box.parts.clear()  # e.g. a worker restarted behind our back
+    service.commands.host.pool.worker.box.parts.clear()  # e.g. a worker restarted behind our back
     assert _echo(service, state) == _expected(service, state)
 
 
@@ -147,21 +150,25 @@ def test_the_mirror_and_the_worker_keep_the_same_parts(requests: list[list[int]]
     mirror: PartStore[None] = PartStore()
     worker: PartStore[str] = PartStore()
     for used in requests:
-        keys = list(dict.fromkeys(f"k{n}" for n in used))
+        keys = dict.fromkeys(f"k{n}" for n in used)
         send = [key for key in keys if key not in mirror.items]
-        assert mirror.take([(key, None) for key in send], keys) == []
-        assert worker.take([(key, key) for key in send], keys) == []
+        views = [{"parts": list(keys)}]
+        assert mirror.take([(key, None) for key in send], views) == ([], [[]])
+        assert worker.take([(key, key) for key in send], views) == ([], [[]])
         assert list(mirror.items) == list(worker.items)
-    assert len(worker.items) <= max(viewparts.KEPT_PARTS, max(map(len, requests)))
+        assert keys.keys() <= worker.items.keys()
+    # dropped in sweeps: never more than the parts of a request and twice what is kept
+    assert len(worker.items) <= max(map(len, requests)) + 2 * viewparts.KEPT_PARTS
 
 
 def test_two_games_never_share_a_part_key(service: Service) -> None:
     keys = []
     for game_id in ("g1", "g2"):  # two games alike but for their ids
-        service.create_game("equinomic", game_id=game_id, start="2026-01-01T00:00:00Z",
-                            players=["Anna", "Bruno", "Carla"])
-        state = service.load(game_id)
-        keys.append({p.key for p in build_view(state, service.engine.precedence(state)).parts})
+        service.commands.create_game("equinomic", game_id=game_id, start="2026-01-01T00:00:00Z",
+                                     players=["Anna", "Bruno", "Carla"])
+        state = service.reads.load(game_id)
+        keys.append({p.key for p in build_view(state,
+                                               service.commands.engine.precedence(state)).parts})
     assert keys[0] and not keys[0] & keys[1]
 
 
@@ -177,9 +184,9 @@ def test_asking_ahead_makes_the_same_game(path: Path, make_service, monkeypatch)
         monkeypatch.setattr(reactions, "LOOK_AHEAD", look_ahead)
         service = make_service("sqlite://")
         try:
-            result = run_scenario(service, load_scenario(path))
+            result = run_scenario(service.commands, load_scenario(path))
             assert result.errors == []
-            log = json.dumps(service.log(result.game_id), ensure_ascii=False, indent=0)
+            log = json.dumps(service.reads.log(result.game_id), ensure_ascii=False, indent=0)
             logs.append(log.replace(result.game_id, "GAME").splitlines())
         finally:
             service.close()

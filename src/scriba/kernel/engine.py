@@ -62,6 +62,10 @@ class Engine:
     def precedence(self, state: GameState) -> list[str]:
         return self.rules.precedence(state)
 
+    def warm(self, state: GameState) -> None:
+        """Hand the rule host the game's view as it is now, ahead of the next command."""
+        self.host.warm(build_view(state, self.precedence(state)))
+
     def declarations(self, state: GameState) -> Declarations:
         return self.rules.declarations(state)
 

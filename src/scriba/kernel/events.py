@@ -12,7 +12,14 @@ from typing import Any
 
 from scriba.kernel.changes import apply_change
 from scriba.kernel.registry import RECORD_ONLY
-from scriba.kernel.state import ACTIVE, GameState, forget_derived, touch, touch_all
+from scriba.kernel.state import (
+    ACTIVE,
+    GameState,
+    forget_derived,
+    note_proposal_change,
+    touch,
+    touch_all,
+)
 from scriba.kernel.upgrade import stamp, upgrade
 
 Event = dict[str, Any]
@@ -238,6 +245,7 @@ def _game_ended(state: GameState, p: dict[str, Any], event: Event) -> None:
 def _touch_proposal(state: GameState, number: Any, status: bool = False) -> None:
     touch(state, ("proposal", str(number)))
     touch(state, "proposal_contents")  # some proposal changed
+    note_proposal_change(state, str(number))
     if status:  # a proposal made or resolved: which ones the view holds may change
         touch(state, "proposal_statuses")
 

@@ -55,6 +55,10 @@ class RuleHost(Protocol):
         could not be made (the kernel then makes them one by one)."""
         ...
 
+    def warm(self, view: GameView) -> None:
+        """Take ``view`` ahead of the calls that will use it (a host may do nothing)."""
+        ...
+
     def seal(self, view: GameView | dict[str, Any]) -> GameView | dict[str, Any]:
         """The view, no longer depending on the state it was built from."""
         ...

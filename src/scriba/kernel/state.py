@@ -134,12 +134,49 @@ def touch(state: GameState, part: Hashable) -> None:
     stamps[part] = next(_VERSIONS)
 
 
+# Entries of a game's log of proposal changes (see :func:`note_proposal_change`) kept:
+# past this many, the older ones are dropped but for the last ``PROPOSAL_LOG_KEPT``.
+PROPOSAL_LOG_LIMIT = 256
+PROPOSAL_LOG_KEPT = 32
+
+
+def note_proposal_change(state: GameState, number: str) -> None:
+    """Proposal ``number`` just changed (after :func:`touch` of it and of
+    ``"proposal_contents"``): noted with the new stamp of the proposals' contents, so that
+    what is derived from every proposal (the view's keys) is brought up to date from the
+    few that changed instead of walking them all. Journaled: undone with a trial."""
+    log = state.__dict__.get("_proposal_log")
+    journal = state.__dict__.get("_journal")
+    if log is None or len(log) >= PROPOSAL_LOG_LIMIT:
+        if journal is not None:
+            journal.key(state.__dict__, "_proposal_log")
+            journal.key(state.__dict__, "_proposal_log_start")
+        kept = (log or [])[-PROPOSAL_LOG_KEPT:]
+        state.__dict__["_proposal_log_start"] = proposal_changes(state)[0] + \
+            len(log or []) - len(kept)
+        log = state.__dict__["_proposal_log"] = list(kept)
+    if journal is not None:
+        journal.length(log)
+    log.append((part_stamp(state, "proposal_contents"), number))
+
+
+def proposal_changes(state: GameState) -> tuple[int, list[tuple[int, str]]]:
+    """The log of :func:`note_proposal_change` — (stamp of the contents after, number) —
+    and the place of its first entry among all the game's (older ones are dropped)."""
+    return (state.__dict__.get("_proposal_log_start", 0),
+            state.__dict__.get("_proposal_log") or [])
+
+
 def touch_all(state: GameState) -> None:
     """Every part is about to change (a game is created): all get new ids."""
     journal = state.__dict__.get("_journal")
     if journal is not None:
         journal.key(state.__dict__, "_stamps")
+        journal.key(state.__dict__, "_proposal_log")
     state.__dict__["_stamps"] = {}
+    # What the log says is of stamps no longer used; its entries are unique, so keys
+    # matched against them (by the place of an entry and the entry) never match again.
+    state.__dict__["_proposal_log"] = []
 
 
 def natural_key(rule_id: str) -> tuple:

@@ -17,7 +17,7 @@ from typing import Any
 
 from scriba.kernel.caches import keep
 from scriba.kernel.changes import REVISING
-from scriba.kernel.state import GameState, part_stamp, rules_version
+from scriba.kernel.state import GameState, part_stamp, proposal_changes, rules_version
 from scriba.kernel.timeutil import to_ts
 
 # Resolved proposals beyond this many are left out of the view, to keep calls cheap in
@@ -50,13 +50,42 @@ class ViewPart:
 
 
 @dataclass(frozen=True)
+class ProposalParts:
+    """The proposals' parts of a view: their keys in view order (a list never changed once
+    made: the next view's is a copy with the few keys that changed) and how to build the
+    part at a place. Not a list of :class:`ViewPart`: a view with 800 open proposals
+    would make 800 of them on every vote."""
+
+    keys: list[str]
+    build: Callable[[int], dict[str, Any]]
+    # The JSON of parts encoded when the view was sealed, by key (see rulecode.viewparts).
+    json: dict[str, bytes] | None = None
+    # An id of these keys (never reused in this process), and the keys they were made
+    # from by changing the few at ``changed`` places (None: made afresh), so that whoever
+    # holds those can be told only what changed.
+    id: int = 0
+    base: int | None = None
+    changed: tuple[int, ...] = ()
+
+    def part(self, index: int) -> ViewPart:
+        key = self.keys[index]
+        return ViewPart(key, functools.partial(self.build, index),
+                        self.json.get(key) if self.json is not None else None)
+
+
+_NO_PROPOSALS = ProposalParts([], lambda index: {})
+
+
+@dataclass(frozen=True)
 class GameView:
     """The view of a game as it is when built (read it before the state changes again):
     a few small entries that change with every event (``inline``) and parts that are
-    cached by whoever receives them (the sandbox's workers)."""
+    cached by whoever receives them (the sandbox's workers): top-level ``entries`` and
+    the ``proposals``' parts."""
 
     inline: dict[str, Any]
-    parts: list[ViewPart]
+    entries: list[ViewPart]
+    proposals: ProposalParts = _NO_PROPOSALS
     # Names which proposals the parts hold and how they are grouped: two views with the
     # same layout differ only in the content of parts at the same places.
     layout: int | None = None
@@ -64,6 +93,11 @@ class GameView:
     @property
     def settings(self) -> dict[str, Any]:
         return self.inline.get("settings") or {}
+
+    @property
+    def parts(self) -> list[ViewPart]:
+        """Every part, entries first (tests, :meth:`to_dict`: it walks every proposal)."""
+        return self.entries + [self.proposals.part(i) for i in range(len(self.proposals.keys))]
 
     def to_dict(self) -> dict[str, Any]:
         """The whole view as one plain dict (the order of its keys is the order in which
@@ -113,7 +147,7 @@ def build_view(state: GameState, order: list[str], now: str | None = None,
             "timers": sorted(state.timers.values(), key=lambda t: (t["at"], t["id"]))}),
         _entries(state, "assets", lambda: {"assets": state.assets}),
     ]
-    return GameView(inline, parts + _proposal_parts(state),
+    return GameView(inline, parts, _proposal_parts(state),
                     part_stamp(state, "proposal_statuses"))
 
 
@@ -138,29 +172,94 @@ def _order_id(order: list[str]) -> int:
 _ORDER_IDS = itertools.count(1)
 
 
-# (stamp of the proposals' statuses, with text) -> the numbers in each of their parts:
-# the same until a proposal is made or resolved, whatever the votes.
-_LAYOUTS: OrderedDict[tuple[int, bool], list[list[str]]] = OrderedDict()
-# (layout, stamp of any proposal's content) -> the parts' keys: the same until a proposal
-# changes, e.g. for every variable set in between.
-_RUN_KEYS: OrderedDict[tuple[int, bool, int], list[str]] = OrderedDict()
+@dataclass
+class _Layout:
+    """The visible proposals grouped in parts (:func:`_proposal_runs`), the same until a
+    proposal is made or resolved, whatever the votes; and, by the stamp of the proposals'
+    contents, the parts' keys for the latest contents seen, each with where it stands in
+    the game's log of proposal changes (:func:`_Keys`)."""
+
+    runs: list[list[str]]
+    where: dict[str, int]  # number -> its part's place
+    keys: OrderedDict[int, _Keys]
 
 
-def _proposal_parts(state: GameState) -> list[ViewPart]:
+@dataclass(frozen=True)
+class _Keys:
+    keys: list[str]
+    length: int  # of the log of proposal changes when they were made
+    tail: list[tuple[int, str]]  # its last entries then
+    id: int
+    base: int | None  # the id of the keys these were made from
+    changed: tuple[int, ...]  # the places changed since those
+
+
+_KEYS_IDS = itertools.count(1)
+
+
+# (stamp of the proposals' statuses, with text) -> its layout.
+_LAYOUTS: OrderedDict[tuple[int, bool], _Layout] = OrderedDict()
+_KEYS_KEPT = 8  # keys by contents, for each layout: trials branch off a recent one
+_TAIL = 8  # entries of the log kept with keys: how far back a trial may have branched off
+# How many changes since known keys are made again, at most, instead of all the keys.
+_LOOK_BACK = 32
+
+
+def _proposal_parts(state: GameState) -> ProposalParts:
     with_text = bool(state.settings.get("view_proposal_text", True))
     layout_key = (part_stamp(state, "proposal_statuses"), with_text)
-    runs = _LAYOUTS.get(layout_key)
-    if runs is None:
-        runs = keep(_LAYOUTS, layout_key, _proposal_runs(state), 256)
-    keys_key = (*layout_key, part_stamp(state, "proposal_contents"))
-    keys = _RUN_KEYS.get(keys_key)
-    if keys is None:
-        prefix = f"p:{int(with_text)}:"
-        keys = keep(_RUN_KEYS, keys_key, [
-            prefix + ",".join([str(part_stamp(state, ("proposal", n))) for n in run])
-            for run in runs], 256)
-    return [ViewPart(key, functools.partial(_proposals_view, state, run, with_text))
-            for key, run in zip(keys, runs, strict=True)]
+    layout = _LAYOUTS.get(layout_key)
+    if layout is None:
+        runs = _proposal_runs(state)
+        layout = keep(_LAYOUTS, layout_key, _Layout(
+            runs, {n: i for i, run in enumerate(runs) for n in run}, OrderedDict()), 64)
+    contents = part_stamp(state, "proposal_contents")
+    found = layout.keys.get(contents)
+    if found is None:
+        start, log = proposal_changes(state)
+        keys, base, changed = _proposal_keys(state, layout, start, log,
+                                             f"p:{int(with_text)}:")
+        found = keep(layout.keys, contents, _Keys(keys, start + len(log), log[-_TAIL:],
+                                                  next(_KEYS_IDS), base, changed), _KEYS_KEPT)
+    runs = layout.runs
+    return ProposalParts(found.keys,
+                         lambda index: _proposals_view(state, runs[index], with_text),
+                         id=found.id, base=found.base, changed=found.changed)
+
+
+def _proposal_keys(state: GameState, layout: _Layout, start: int,
+                   log: list[tuple[int, str]], prefix: str
+                   ) -> tuple[list[str], int | None, tuple[int, ...]]:
+    """The parts' keys for the proposals as they are: a copy of keys known for contents
+    a few changes away with the parts of those changes keyed again; all keyed afresh if
+    none is known.
+
+    The log of proposal changes says which changed: keys made when the log was another
+    are right for this one but for the proposals changed, in either, after the last
+    entry the two share (each entry names one change by a stamp never reused: a shared
+    entry means a shared past). After a trial is undone the log has other entries past
+    that point: the trial's changes, and the ones since, are keyed again."""
+    end = start + len(log)  # places are counted among all the game's entries
+    if log and log[-1][0] == part_stamp(state, "proposal_contents"):  # the log is of now
+        for known in reversed(layout.keys.values()):
+            tail_start = known.length - len(known.tail)  # the place of the known tail
+            for shared in range(min(known.length, end), max(tail_start, start), -1):
+                if log[shared - 1 - start] != known.tail[shared - 1 - tail_start]:
+                    continue
+                if end - shared > _LOOK_BACK:
+                    break
+                keys = list(known.keys)  # a copy of pointers: cheap beside a key's making
+                changed = {n for _, n in known.tail[shared - tail_start:]} | \
+                    {n for _, n in log[shared - start:]}
+                places = tuple(sorted({layout.where[n] for n in changed if n in layout.where}))
+                for place in places:
+                    keys[place] = _run_key(state, prefix, layout.runs[place])
+                return keys, known.id, places
+    return [_run_key(state, prefix, run) for run in layout.runs], None, ()
+
+
+def _run_key(state: GameState, prefix: str, run: list[str]) -> str:
+    return prefix + ",".join([str(part_stamp(state, ("proposal", n))) for n in run])
 
 
 def _proposal_runs(state: GameState) -> list[list[str]]:

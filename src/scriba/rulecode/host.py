@@ -139,23 +139,20 @@ class SandboxHost:
                    "budget": self.budget}
         self.calls += 1
 
-        def prepare(mirror: PartStore[None], request: dict[str, Any],
-                    reset: bool = False) -> tuple[dict[str, Any], bytes]:
-            # For the worker that takes the request: only the views' parts it lacks.
-            sent, lines = views_for(views, mirror, self._encoded, reset)
-            return {**request, **sent}, lines
-
+        prepare = self._preparer(views)
+        game = _game_of(views[0]) if views else None
         # The most the request may take, its rules' parts and a kill's grace included:
         # the worker enforces the ledger, the pool's deadline is only a backstop.
         limits = ledger.limits
         timeout = 2 * limits.command_seconds + 2 * KILL_GRACE
         for _ in range(len(order) + 1):
             payload["ledger"] = ledger.to_json()
-            answer = self.pool.request(payload, timeout=timeout, prepare=prepare)
+            answer = self.pool.request(payload, timeout=timeout, prepare=prepare,
+                                       affinity=game)
             if answer.get("missing"):
                 codes = {_hash(code): code for _, code in order}
                 answer = self.pool.request({**payload, "codes": codes}, timeout=timeout,
-                                           prepare=prepare)
+                                           prepare=prepare, affinity=game)
             ledger.take(answer.get("spent"))
             running = answer.get("running") if "died" in answer else None
             if not running or running[0] in ledger.stopped:
@@ -169,6 +166,20 @@ class SandboxHost:
             # that have not used their even part still get it).
             ledger.seconds = max(ledger.seconds, limits.command_seconds)
         return answer
+
+    def _preparer(self, views: list[GameView | dict[str, Any]]) -> Any:
+        def prepare(mirror: PartStore[None], request: dict[str, Any],
+                    reset: bool = False) -> tuple[dict[str, Any], bytes]:
+            # For the worker that takes the request: only the views' parts it lacks.
+            sent, lines = views_for(views, mirror, self._encoded, reset)
+            return {**request, **sent}, lines
+        return prepare
+
+    def warm(self, view: GameView) -> None:
+        """Give a worker the parts of ``view`` it lacks, calling nothing (a writer waiting
+        for its game does this, so that its turn has only the last commit's parts to send)."""
+        self.pool.request({"op": "parts"}, prepare=self._preparer([view]),
+                          affinity=_game_of(view))
 
     def call(self, order: list[RuleRef], targets: list[str], hook: str,
              view: GameView | dict[str, Any], args: list[Any]) -> list[HookResult]:
@@ -225,6 +236,12 @@ def _abort(item: list[Any]) -> HookResult:
     """An aborted nested call: [rule, hook, error, stopped]."""
     rule_id, hook, error, stopped = item
     return HookResult(rule_id, error=error, hook=hook, stopped=bool(stopped))
+
+
+def _game_of(view: GameView | dict[str, Any]) -> str | None:
+    """The game a view shows: the pool sends its requests to the worker that holds it."""
+    game = (view.inline if isinstance(view, GameView) else view).get("game_id")
+    return game if isinstance(game, str) else None
 
 
 def _settings(view: GameView | dict[str, Any]) -> Any:

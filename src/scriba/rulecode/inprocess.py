@@ -20,7 +20,7 @@ import threading
 from typing import Any
 
 from scriba.rulecode.host import DEFAULT_BUDGET, SandboxHost
-from scriba.rulecode.pool import Prepare
+from scriba.rulecode.pool import PoolStats, Prepare
 from scriba.rulecode.viewparts import PartStore, ask_with_parts
 from scriba.rulecode.worker import Worker, _error_text
 
@@ -38,7 +38,7 @@ class InProcessPool:
         self._lock = threading.Lock()  # one Worker is not safe to share between threads
 
     def request(self, payload: dict[str, Any], timeout: float | None = None,
-                prepare: Prepare | None = None) -> dict[str, Any]:
+                prepare: Prepare | None = None, affinity: str | None = None) -> dict[str, Any]:
         with self._lock:
             if self.worker.poisoned:  # what the pool does after an out-of-memory panic
                 self.worker = Worker()
@@ -63,6 +63,13 @@ class InProcessPool:
 
     def pids(self) -> list[int]:
         return []
+
+    def stats(self) -> PoolStats:
+        return PoolStats(workers=0, idle=0, spawns=0, respawns=self.respawns)
+
+    def reap(self) -> int:
+        """No workers to stop (as :meth:`close`: the pool's interface)."""
+        return 0
 
     def close(self) -> None:
         """Nothing to stop; kept so that code closing a pool works unchanged."""

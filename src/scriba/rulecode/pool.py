@@ -17,7 +17,6 @@ import contextlib
 import fcntl
 import json
 import os
-import queue
 import selectors
 import signal
 import subprocess
@@ -26,7 +25,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from scriba.kernel.limits import WORKER_MEMORY
 from scriba.rulecode.cost import KILLED_TEXT, MEMORY_TEXT
@@ -38,8 +37,21 @@ Prepare = Callable[..., tuple[dict[str, Any], bytes]]
 
 DEFAULT_MEMORY = WORKER_MEMORY
 DEFAULT_WALL_CLOCK = 10.0
-# Workers started when every one is busy; beyond this, a caller waits for one to be free.
+# Workers at most (started when every one is busy; beyond, a caller waits for one to be
+# free). One per game deciding at once, as issue 18 asks, up to 16: a worker holds ~30 MB
+# with a game's rules and parts (28-32 MB RSS measured), and on a 2-core server more
+# processes than that only queue for the cores (python -m scriba.bench.games: 16 busy
+# games, a worker each, 230-360 votes/s in all; 7-43 when workers were not kept).
 DEFAULT_MAX_WORKERS = 16
+# A worker beyond the pool's ``size`` is stopped once it has idled this long. A busy
+# game's next command comes within seconds, and a worker started again costs ~0.15 s
+# and compiling its game's rules again (0.1-0.3 s); an idle minute costs only memory.
+IDLE_SECONDS = 60.0
+# A game asked about less than this long ago is busy: while the pool may grow, a busy game
+# does not take the idle worker of another busy one (a switch costs that game its parts
+# and last view; a game voting steadily is back within tens of milliseconds, players in
+# a discussion within seconds; a game asked about once a minute is not busy).
+BUSY_SECONDS = 5.0
 # The server never takes in more than this from rule code in one answer.
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 _PIPE_BYTES = 1024 * 1024  # Linux's default ceiling for an unprivileged process
@@ -65,6 +77,8 @@ class WorkerProcess:
         )
         self._buffer = b""
         self.parts: PartStore[None] = PartStore()  # what the worker keeps of game views
+        self.game: str | None = None  # the game it served last (the pool's affinity)
+        self.last_used = time.monotonic()
         assert self.process.stdin is not None and self.process.stdout is not None
         for stream in (self.process.stdin, self.process.stdout):
             # A view larger than the default 64 KiB pipe would block the write until the
@@ -135,72 +149,179 @@ class WorkerProcess:
                 stream.close()
 
 
+class PoolStats(NamedTuple):
+    """What the pool holds now and has done so far (for metrics)."""
+
+    workers: int  # processes up (busy or idle; those starting included)
+    idle: int
+    spawns: int  # processes started since the pool was made
+    respawns: int  # workers that died or were killed (each replaced when next needed)
+
+
 class WorkerPool:
+    """Workers chosen by game: a request names its game (``affinity``) and goes to the
+    idle worker that served that game last, which holds the game's view parts and the
+    last view it put together. A game with no idle worker of its own takes the idle one
+    whose game was served longest ago, unless both games are busy (asked about within
+    BUSY_SECONDS): then a worker is started for it, up to ``max_size`` (when all are
+    busy, too; at the maximum a caller waits). So the pool grows to the number of games
+    deciding at once, and interleaved busy games do not take each other's workers.
+    Workers beyond ``size`` are stopped once idle for ``idle_seconds``, when the pool is
+    next used (no thread of its own; :meth:`reap` does it on demand)."""
+
     def __init__(self, size: int = 2, memory_limit: int = DEFAULT_MEMORY,
                  wall_clock: float = DEFAULT_WALL_CLOCK,
-                 max_size: int = DEFAULT_MAX_WORKERS) -> None:
-        self.size = size  # workers kept when idle
-        self.max_size = max(size, max_size)  # workers at most, when all are busy
+                 max_size: int = DEFAULT_MAX_WORKERS,
+                 idle_seconds: float = IDLE_SECONDS) -> None:
+        self.size = size  # workers kept however long they idle
+        self.max_size = max(size, max_size, 1)  # workers at most, when all are busy
         self.memory_limit = memory_limit
         self.wall_clock = wall_clock
-        self._idle: queue.LifoQueue[WorkerProcess] = queue.LifoQueue()
-        self._all: list[WorkerProcess] = []
+        self.idle_seconds = idle_seconds
+        self._idle: list[WorkerProcess] = []
+        self._all: list[WorkerProcess | _Starting] = []
+        self._seen: dict[str, float] = {}  # game -> when last asked about, oldest first
         self._lock = threading.Lock()
+        self._freed = threading.Condition(self._lock)  # a worker idle, or room to start one
+        self.spawns = 0
         self.respawns = 0
 
-    def _spawn(self) -> WorkerProcess:
-        worker = WorkerProcess(self.memory_limit)
+    def stats(self) -> PoolStats:
         with self._lock:
-            self._all.append(worker)
-        return worker
+            return PoolStats(len(self._all), len(self._idle), self.spawns, self.respawns)
 
-    def _acquire(self, timeout: float) -> WorkerProcess | None:
+    def _start(self, place: _Starting) -> WorkerProcess:
+        """A new worker in the place reserved for it (under the lock, with the check for
+        room: two callers never both start the last worker allowed)."""
         try:
-            worker = self._idle.get_nowait()
-        except queue.Empty:
+            worker = WorkerProcess(self.memory_limit)
+        except BaseException:
             with self._lock:
-                room = len(self._all) < self.max_size
-                if room:  # reserve the place before starting the process, outside the lock
-                    self._all.append(placeholder := _Starting())
-            if room:
-                try:
-                    worker = WorkerProcess(self.memory_limit)
-                finally:
-                    with self._lock:
-                        self._all.remove(placeholder)
-                with self._lock:
-                    self._all.append(worker)
-            else:
-                try:
-                    worker = self._idle.get(timeout=max(timeout, 0.001))
-                except queue.Empty:
-                    return None
-        if not worker.alive():
-            self._discard(worker)
-            self.respawns += 1
-            worker = self._spawn()
+                self._all.remove(place)
+                self._freed.notify_all()
+            raise
+        with self._lock:
+            self._all[self._all.index(place)] = worker
         return worker
 
-    def _release(self, worker: WorkerProcess) -> None:
-        with self._lock:
-            surplus = self._idle.qsize() >= self.size
-        if surplus:  # started for a busy moment: not kept once the moment has passed
-            self._discard(worker)
+    def _acquire(self, affinity: str | None, timeout: float) -> WorkerProcess | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            stale: list[WorkerProcess] = []
+            place = None
+            with self._lock:
+                busy = self._busy(affinity, time.monotonic())
+                while True:
+                    now = time.monotonic()
+                    stale += self._stale(now)
+                    worker = self._choose(affinity, now, busy)
+                    if worker is None and len(self._all) < self.max_size:
+                        self._all.append(place := _Starting())
+                        self.spawns += 1
+                    if worker is not None or place is not None:
+                        break
+                    if now >= deadline:
+                        break
+                    self._freed.wait(deadline - now)
+            self._kill(stale)
+            if place is not None:
+                return self._start(place)
+            if worker is None:
+                return None
+            if worker.alive():
+                return worker
+            self._discard(worker)  # died while idle: another is chosen or started
+            with self._lock:
+                self.respawns += 1
+
+    def _choose(self, affinity: str | None, now: float, busy: bool) -> WorkerProcess | None:
+        """The idle worker for a request about game ``affinity`` (under the lock), or
+        None to start one: the game's own; else the one whose game was served longest
+        ago (a new one has none) — unless the pool has fewer than ``size`` or both games
+        are busy (``busy``: this one's) and the pool may grow: then one is started."""
+        if not self._idle:
+            return None
+        own = [w for w in self._idle if affinity is not None and w.game == affinity]
+        if own:
+            worker = own[-1]  # the latest to serve it: its parts are the game's newest
         else:
-            self._idle.put(worker)
+            worker = min(self._idle, key=lambda w: (w.game is not None, w.last_used))
+            if worker.game is not None and len(self._all) < self.max_size and (
+                    len(self._all) < self.size  # kept anyway: never a waste to start
+                    or busy and now - worker.last_used < BUSY_SECONDS):
+                return None
+        self._idle.remove(worker)
+        return worker
+
+    def _busy(self, affinity: str | None, now: float) -> bool:
+        """Whether game ``affinity`` was asked about less than BUSY_SECONDS ago (under the
+        lock; notes this request). A game asked about once in a while (a page, a timer)
+        takes an idle worker rather than start one."""
+        if affinity is None:
+            return False
+        last = self._seen.pop(affinity, None)
+        self._seen[affinity] = now
+        while self._seen:  # oldest first: only the games busy now are kept
+            game, seen = next(iter(self._seen.items()))
+            if now - seen < BUSY_SECONDS:
+                break
+            del self._seen[game]
+        return last is not None and now - last < BUSY_SECONDS
+
+    def _release(self, worker: WorkerProcess, affinity: str | None) -> None:
+        with self._lock:
+            worker.last_used = time.monotonic()
+            if affinity is not None:  # a request about no game leaves the game's parts
+                worker.game = affinity
+            self._idle.append(worker)
+            self._freed.notify_all()  # each waiter looks again: it may want this one
+            stale = self._stale(worker.last_used)
+        self._kill(stale)
+
+    def _stale(self, now: float) -> list[WorkerProcess]:
+        """Idle workers beyond ``size`` that have idled ``idle_seconds``, taken out of the
+        pool (under the lock; the caller stops them outside it)."""
+        stale: list[WorkerProcess] = []
+        for worker in sorted(self._idle, key=lambda w: w.last_used):
+            if len(self._all) - len(stale) <= self.size or \
+                    now - worker.last_used < self.idle_seconds:
+                break
+            stale.append(worker)
+        for worker in stale:
+            self._idle.remove(worker)
+            self._all.remove(worker)
+        return stale
+
+    def _kill(self, workers: list[WorkerProcess]) -> None:
+        for worker in workers:
+            worker.kill()
+        if workers:
+            with self._lock:
+                self._freed.notify_all()  # room to start workers
+
+    def reap(self) -> int:
+        """Stop the workers that have idled too long now; how many."""
+        with self._lock:
+            stale = self._stale(time.monotonic())
+        self._kill(stale)
+        return len(stale)
 
     def _discard(self, worker: WorkerProcess) -> None:
         worker.kill()
         with self._lock:
             if worker in self._all:
                 self._all.remove(worker)
+            if worker in self._idle:
+                self._idle.remove(worker)
+            self._freed.notify_all()  # room for a caller waiting to start one
 
     def request(self, payload: dict[str, Any], timeout: float | None = None,
-                prepare: Prepare | None = None) -> dict[str, Any]:
+                prepare: Prepare | None = None, affinity: str | None = None) -> dict[str, Any]:
         """Send one request and wait at most ``timeout`` seconds (the pool's wall clock by
         default) for its answer, all attempts included. ``prepare`` makes the request,
         and the lines that follow it, for the worker that takes it, from that worker's
-        store of view parts (:mod:`scriba.rulecode.viewparts`). A timeout is final; a
+        store of view parts (:mod:`scriba.rulecode.viewparts`). ``affinity`` names the
+        game the request is about (its worker is preferred). A timeout is final; a
         crash is retried once on a fresh worker while time remains."""
         deadline = time.monotonic() + (self.wall_clock if timeout is None else timeout)
         last_error = ""
@@ -208,7 +329,7 @@ class WorkerPool:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            worker = self._acquire(remaining)
+            worker = self._acquire(affinity, remaining)
             if worker is None:
                 return {"died": "no sandbox worker became free in time (the server is busy)"}
             try:
@@ -217,12 +338,17 @@ class WorkerPool:
                 last_error = str(died)
                 running = worker.running()
                 self._discard(worker)
-                self.respawns += 1
+                with self._lock:
+                    self.respawns += 1
                 if died.final:
                     return {"died": last_error, "timed_out": died.timed_out,
                             "running": running}
                 continue
-            self._release(worker)
+            except BaseException:
+                # Not the worker's fault, but its state is unknown (a request half sent).
+                self._discard(worker)
+                raise
+            self._release(worker, affinity)
             return answer
         return {"died": last_error or "wall-clock limit exceeded before the call could run",
                 "timed_out": not last_error}
