@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from scriba.rulecode.inprocess import InProcessHost
-from scriba.service.service import Service
+from scriba.service import Service, open_service
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,14 +33,19 @@ def rule_host() -> Iterator[InProcessHost | None]:
     if os.environ.get("SCRIBA_TEST_HOST") == "sandbox":
         yield None
         return
-    yield InProcessHost()
+    host = InProcessHost()
+    # Steps, not seconds, decide in tests: on a loaded machine (both xdist workers busy, a
+    # CI box) a rule's 2 s must not turn a step-budget abort into a wall-clock one. The
+    # call's own 2 s stay; tests about the clock build a SandboxHost.
+    host.command_seconds = 1000.0
+    yield host
 
 
 @pytest.fixture(scope="session")
 def make_service(rule_host: InProcessHost | None) -> Callable[..., Service]:
     """``make_service(url, **options)``: a Service on ``url`` running rule code in-process."""
     def make(url: str = "sqlite://", **options: Any) -> Service:
-        return Service(url, host=rule_host, **options)
+        return open_service(url, host=rule_host, **options)
     return make
 
 
@@ -70,7 +75,7 @@ def service(make_service: Callable[..., Service]) -> Iterator[Service]:
 @pytest.fixture
 def sandbox_service() -> Iterator[Service]:
     """A service with real sandbox workers: for tests about memory limits and killed workers."""
-    svc = Service("sqlite://")
+    svc = open_service("sqlite://")
     yield svc
     svc.close()
 

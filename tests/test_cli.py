@@ -228,3 +228,21 @@ def test_player_add_with_an_email_seats_an_account(game_db):
     added = run("player", "add", "g1", "Dora", "--email", "dora@example.org", db=game_db)
     assert added.returncode == 0, added.stderr
     assert "dora@example.org" in added.stdout
+
+
+def test_an_operator_backs_up_and_restores_the_games(tmp_path):
+    db = tmp_path / "scriba.db"
+    scriba("new", "suber", "--game", "kept", db=db)
+    copy = tmp_path / "backup.db"
+    assert "backup written" in scriba("backup", str(copy), db=db).stdout
+    scriba("new", "suber", "--game", "after", db=db)
+    again = scriba("backup", str(copy), db=db, check=False)
+    assert again.returncode == 1 and "exists already" in again.stderr  # never overwritten
+    scriba("restore", str(copy), db=db)
+    games = scriba("games", db=db).stdout
+    assert "kept" in games and "after" not in games
+    wrong = tmp_path / "notes.txt"
+    wrong.write_text("not a database")
+    refused = scriba("restore", str(wrong), db=db, check=False)
+    assert refused.returncode == 1 and "not a SQLite database" in refused.stderr
+    assert "kept" in scriba("games", db=db).stdout

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from scriba.bench.writers import setup_game, writers_benchmark
-from scriba.service.service import Service
+from scriba.service import open_service
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -36,10 +36,10 @@ def test_eight_processes_writing_one_game_lose_nothing(db_url):
     assert eight["undecided_inbound"] == 0
     assert eight["accepted"] > 0 and eight["refused"] == 0
     assert eight["stored_events"] == eight["acknowledged_events"]
-    reader = Service(db_url)
+    reader = open_service(db_url)
     try:
         game = eight["game_id"]
-        assert reader.load(game).to_json() == reader.replay(game).to_json()
+        assert reader.reads.load(game).to_json() == reader.reads.replay(game).to_json()
     finally:
         reader.close()
 
@@ -47,15 +47,15 @@ def test_eight_processes_writing_one_game_lose_nothing(db_url):
 def test_threads_of_one_service_share_its_cache_safely(tmp_path):
     url = f"sqlite:///{tmp_path / 'threads.db'}"
     game, setup_seq = setup_game(url, 4, proposals=15)
-    service = Service(url)
+    service = open_service(url)
     errors: list[BaseException] = []
     answered: list[int] = []
 
     def vote(index: int) -> None:
         try:
             for n in range(15):
-                outcome = service.perform(game, f"Voter{index}", "vote",
-                                          {"proposal": 9001 + n, "choice": "FOR"})
+                outcome = service.commands.perform(game, f"Voter{index}", "vote",
+                                                   {"proposal": 9001 + n, "choice": "FOR"})
                 assert outcome.accepted, outcome.message
                 answered.append(len(outcome.events))
         except BaseException as error:  # noqa: BLE001 - reported by the assertion below
@@ -67,23 +67,23 @@ def test_threads_of_one_service_share_its_cache_safely(tmp_path):
         thread.join()
     try:
         assert errors == []
-        log = service.log(game)
+        log = service.reads.log(game)
         assert [e["seq"] for e in log] == list(range(1, len(log) + 1))
         assert len(log) - setup_seq == sum(answered) and len(answered) == 60
-        assert service.load(game).to_json() == service.replay(game).to_json()
+        assert service.reads.load(game).to_json() == service.reads.replay(game).to_json()
     finally:
         service.close()
 
 
 WRITER = textwrap.dedent('''
     import json, sys
-    from scriba.service.service import Service
+    from scriba.service import Service, open_service
     url, game, voter, count, ack = sys.argv[1:]
-    service = Service(url)
+    service = open_service(url)
     with open(ack, "a") as out:
         for n in range(int(count)):
             rid = f"{voter}-{n}"
-            outcome = service.perform(game, voter, "vote", {
+            outcome = service.commands.perform(game, voter, "vote", {
                 "proposal": 9001 + n % 5, "choice": ("FOR", "AGAINST")[n % 2]},
                 request_id=rid)
             out.write(json.dumps({"rid": rid, "accepted": outcome.accepted,
@@ -131,29 +131,29 @@ def test_kill_9_at_random_moments_loses_and_doubles_nothing(db_url, tmp_path):
                 kills += 1
                 thresholds[index].pop(0)
                 running[index] = start(index)
-    service = Service(db_url)
+    service = open_service(db_url)
     try:
-        service.recover()
+        service.commands.recover()
         acked = [json.loads(line) for line in ack.read_text().splitlines()]
-        rows = {r["request_id"]: r for r in service.store.inbound(game) if r["request_id"]}
+        rows = {r["request_id"]: r for r in service.commands.store.inbound(game) if r["request_id"]}
         print(f"\n{kills} kills, {len(acked)} acknowledgements, {len(rows)} requests")
         assert kills == 2 * voters
         # Every request decided exactly once, none left undecided.
         assert set(rows) == {f"Voter{i}-{n}" for i in range(voters) for n in range(count)}
         assert all(r["status"] == "accepted" for r in rows.values())
-        assert all(r["status"] != "received" for r in service.store.inbound(game))
+        assert all(r["status"] != "received" for r in service.commands.store.inbound(game))
         # Every acknowledgement (first or repeated) is what the store holds for it.
         for answer in acked:
             assert rows[answer["rid"]]["outcome"]["seqs"] == answer["seqs"]
         # The events after the set-up are exactly those of the decided requests, once.
         seqs = [s for r in rows.values() for s in r["outcome"]["seqs"]]
-        log = service.log(game)
+        log = service.reads.log(game)
         assert sorted(seqs) == list(range(setup_seq + 1, len(log) + 1))
         for row in rows.values():
-            (event,) = service.store.events_by_seq(game, row["outcome"]["seqs"])
+            (event,) = service.commands.store.events_by_seq(game, row["outcome"]["seqs"])
             assert event["type"] == "vote_cast"
             assert event["actor"] == row["request_id"].split("-")[0]
-        assert service.load(game).to_json() == service.replay(game).to_json()
+        assert service.reads.load(game).to_json() == service.reads.replay(game).to_json()
     finally:
         service.close()
         for process in running.values():
@@ -164,15 +164,15 @@ SLOW_GAME = textwrap.dedent('''
     import sys, time
     from scriba.rulecode.host import SandboxHost
     from scriba.rulecode.pool import WorkerPool
-    from scriba.service.service import Service
+    from scriba.service import Service, open_service
     url, game = sys.argv[1:]
     # Steps practically unlimited: only the command's 2 s wall clock stops the loop.
     host = SandboxHost(WorkerPool(size=1, wall_clock=5), budget=10 ** 12,
                        command_steps=10 ** 12, command_seconds=2.0)
-    service = Service(url, host=host)
-    service.load(game)
+    service = open_service(url, host=host)
+    service.reads.load(game)
     print("ready", flush=True)
-    outcome = service.perform(game, "Anna", "pass", {})
+    outcome = service.commands.perform(game, "Anna", "pass", {})
     print(time.monotonic(), flush=True)
     print(outcome.events[-1]["type"] if outcome.events else "-", flush=True)
     service.close()
@@ -185,18 +185,18 @@ def test_a_slow_rule_in_one_game_does_not_hold_up_another_process_on_sqlite(tmp_
     # SQLite has one writer per file: if game A's deciding held it, game B's command, from
     # another process, would wait for A's 2 s rule. B must finish while A still runs.
     url = f"sqlite:///{tmp_path / 'games.db'}"
-    service = Service(url)
+    service = open_service(url)
     try:
         start = "2026-03-01T10:00:00Z"
-        normal = service.create_game("equinomic", game_id="normal", start=start,
-                                     players=["Anna", "Bruno", "Carla"])
+        normal = service.commands.create_game("equinomic", game_id="normal", start=start,
+                                              players=["Anna", "Bruno", "Carla"])
         rules = [{key: rule[key] for key in ("id", "title", "text", "code", "attributes")}
                  for rule in normal.rules.values()]
-        service.create_game("equinomic", game_id="slow", start=start,
-                            players=["Anna", "Bruno", "Carla"],
-                            rules=[*rules, {"id": "199", "title": "Slow", "text": "s",
+        service.commands.create_game("equinomic", game_id="slow", start=start,
+                                     players=["Anna", "Bruno", "Carla"],
+                                     rules=[*rules, {"id": "199", "title": "Slow", "text": "s",
                                             "code": SLOW_CHECK}])
-        warm = service.perform("normal", "Anna", "pass", {})  # this process's sandbox up
+        warm = service.commands.perform("normal", "Anna", "pass", {})  # this process's sandbox up
         assert warm.accepted, warm.message
         script = tmp_path / "slow.py"
         script.write_text(SLOW_GAME)
@@ -206,7 +206,7 @@ def test_a_slow_rule_in_one_game_does_not_hold_up_another_process_on_sqlite(tmp_
             assert slow.stdout is not None
             assert slow.stdout.readline().strip() == "ready"
             time.sleep(0.8)  # A's command is now deciding, in its rule's loop
-            outcome = service.perform("normal", "Bruno", "pass", {})
+            outcome = service.commands.perform("normal", "Bruno", "pass", {})
             normal_done = time.monotonic()
             slow_done = float(slow.stdout.readline())
             last = slow.stdout.readline().strip()
@@ -216,8 +216,8 @@ def test_a_slow_rule_in_one_game_does_not_hold_up_another_process_on_sqlite(tmp_
                 slow.kill()
         assert outcome.accepted, outcome.message
         assert last == "rule_code_aborted" or any(
-            e["type"] == "rule_code_aborted" for e in service.log("slow"))
+            e["type"] == "rule_code_aborted" for e in service.reads.log("slow"))
         assert normal_done < slow_done  # B answered while A's rule was still running
-        assert service.load("slow").to_json() == service.replay("slow").to_json()
+        assert service.reads.load("slow").to_json() == service.reads.replay("slow").to_json()
     finally:
         service.close()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, func, select
 
+from scriba.service import Service, open_service
 from scriba.service.errors import GameExists, InvalidInput, ServiceError, UnknownGame
-from scriba.service.service import Service
 from scriba.store import migrate
 from scriba.store.database import head_revision
 from scriba.store.eventstore import EventStore
@@ -24,8 +24,8 @@ def db_url(request, tmp_path):
 
 
 @pytest.fixture
-def svc(db_url):
-    service = Service(db_url)
+def svc(db_url, make_service):
+    service = make_service(db_url)  # rule code in-process: these tests are about the store
     yield service
     service.close()
 
@@ -34,40 +34,41 @@ def new_game(service: Service, name: str) -> str:
     import uuid
 
     game = f"{name}-{uuid.uuid4().hex[:6]}"
-    service.create_game("equinomic", game_id=game, start=START,
-                        players=["Anna", "Bruno", "Carla"])
+    service.commands.create_game("equinomic", game_id=game, start=START,
+                                 players=["Anna", "Bruno", "Carla"])
     return game
 
 
 def test_the_same_request_id_returns_the_first_outcome_and_records_nothing(svc):
     game = new_game(svc, "rid")
-    first = svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
-                        request_id="form-1")
+    first = svc.commands.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
+                                 request_id="form-1")
     assert first.accepted and not first.repeated and first.request_id == "form-1"
-    log, rows = svc.log(game), svc.store.inbound(game)
-    again = svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
-                        request_id="form-1")
+    log, rows = svc.reads.log(game), svc.commands.store.inbound(game)
+    again = svc.commands.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
+                                 request_id="form-1")
     assert again.repeated and again.accepted and again.inbound_id == first.inbound_id
     assert [e["seq"] for e in again.events] == [e["seq"] for e in first.events]
-    assert again.events == svc.store.events_by_seq(game, [e["seq"] for e in first.events])
-    assert svc.log(game) == log and svc.store.inbound(game) == rows
+    assert again.events == svc.commands.store.events_by_seq(game, [e["seq"] for e in first.events])
+    assert svc.reads.log(game) == log and svc.commands.store.inbound(game) == rows
     # A refusal is an outcome too: repeated, it is the same refusal, not a second one.
-    refused = svc.perform(game, "Zoe", "propose", {"changes": [ENACT]}, request_id="form-2")
-    repeat = svc.perform(game, "Zoe", "propose", {"changes": [ENACT]}, request_id="form-2")
+    refused = svc.commands.perform(game, "Zoe", "propose", {"changes": [ENACT]},
+                                   request_id="form-2")
+    repeat = svc.commands.perform(game, "Zoe", "propose", {"changes": [ENACT]}, request_id="form-2")
     assert not refused.accepted and not repeat.accepted and repeat.repeated
     assert repeat.message == refused.message
-    assert sum(e["type"] == "command_refused" for e in svc.log(game)) == 1
+    assert sum(e["type"] == "command_refused" for e in svc.reads.log(game)) == 1
     # Ids are per game (and per player, see test_request_ids.py): another game's form-1
     # is a new command.
     other = new_game(svc, "rid2")
-    fresh = svc.perform(other, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
-                        request_id="form-1")
+    fresh = svc.commands.perform(other, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
+                                 request_id="form-1")
     assert fresh.accepted and not fresh.repeated
-    assert svc.replay(game).to_json() == svc.load(game).to_json()
+    assert svc.reads.replay(game).to_json() == svc.reads.load(game).to_json()
     for bad in ("", "x" * 201, 7):
         with pytest.raises(InvalidInput):
-            svc.perform(game, "Anna", "vote", {"proposal": "p1", "choice": "favorevole"},
-                        request_id=bad)
+            svc.commands.perform(game, "Anna", "vote", {"proposal": "p1", "choice": "favorevole"},
+                                 request_id=bad)
 
 
 def test_a_request_kept_but_never_decided_is_decided_once_by_its_retry(svc, db_url):
@@ -75,70 +76,71 @@ def test_a_request_kept_but_never_decided_is_decided_once_by_its_retry(svc, db_u
     # What an input kept and never decided looks like (an earlier version's queue).
     command = {"op": "perform", "actor": "Anna", "action": "propose",
                "args": {"label": "p1", "changes": [ENACT]}, "at": None}
-    inbound_id = svc.store.receive("api", "raw", game, "mail-7", command)
-    other = Service(db_url)  # the retry reaches another process
+    inbound_id = svc.commands.store.receive("api", "raw", game, "mail-7", command)
+    other = open_service(db_url)  # the retry reaches another process
     try:
-        outcome = other.perform(game, "Anna", "propose",
-                                {"label": "p1", "changes": [ENACT]}, request_id="mail-7")
+        outcome = other.commands.perform(game, "Anna", "propose",
+                                         {"label": "p1", "changes": [ENACT]}, request_id="mail-7")
         assert outcome.accepted and outcome.inbound_id == inbound_id and not outcome.repeated
-        assert svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
-                           request_id="mail-7").repeated
-        assert svc.recover() == []
+        assert svc.commands.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
+                                    request_id="mail-7").repeated
+        assert svc.commands.recover() == []
     finally:
         other.close()
-    proposals = [e for e in svc.log(game) if e["type"] == "proposal_submitted"]
+    proposals = [e for e in svc.reads.log(game) if e["type"] == "proposal_submitted"]
     assert len(proposals) == 1
-    assert [r["status"] for r in svc.store.inbound(game)] == ["accepted"]
+    assert [r["status"] for r in svc.commands.store.inbound(game)] == ["accepted"]
 
 
 def test_a_request_another_player_left_undecided_is_not_a_retry_of_mine(svc, db_url):
     game = new_game(svc, "inflight-other")
-    svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]})
+    svc.commands.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]})
     # Carla's writer was killed between keeping her vote and deciding it.
     carla = {"op": "perform", "actor": "Carla", "action": "vote",
              "args": {"proposal": "p1", "choice": "favorevole"}, "at": None}
-    kept = svc.store.receive("web", "Carla votes", game, "vote-1", carla)
-    other = Service(db_url)  # Bruno's writer, another process, with the same request id
+    kept = svc.commands.store.receive("web", "Carla votes", game, "vote-1", carla)
+    other = open_service(db_url)  # Bruno's writer, another process, with the same request id
     try:
-        bruno = other.perform(game, "Bruno", "vote", {"proposal": "p1", "choice": "contrario"},
+        bruno = other.commands.perform(game, "Bruno", "vote", {"proposal": "p1",
+                                                               "choice": "contrario"},
                               request_id="vote-1")
     finally:
         other.close()
     assert not bruno.repeated and bruno.inbound_id != kept
     assert bruno.events[0]["actor"] == "Bruno"
-    svc.recover()  # Carla's: nobody but the recovery decides another player's input
-    votes = {p: v["choice"] for p, v in svc.load(game).proposals["1"]["votes"].items()}
+    svc.commands.recover()  # Carla's: nobody but the recovery decides another player's input
+    votes = {p: v["choice"] for p, v in svc.reads.load(game).proposals["1"]["votes"].items()}
     assert votes == {"Carla": "for", "Bruno": "against"}
-    assert sorted((r["player"], r["status"]) for r in svc.store.inbound(game)
+    assert sorted((r["player"], r["status"]) for r in svc.commands.store.inbound(game)
                   if r["request_id"] == "vote-1") == [("Bruno", "accepted"),
                                                       ("Carla", "accepted")]
 
 
 def test_recover_decides_what_a_crash_left_undecided_in_order(svc, db_url):
     game = new_game(svc, "recover")
-    svc.store.receive("mail", "propose p1", game, None, {
+    svc.commands.store.receive("mail", "propose p1", game, None, {
         "op": "perform", "actor": "Anna", "action": "propose",
         "args": {"label": "p1", "changes": [ENACT]}, "at": None})
-    svc.store.receive("mail", "vote p1", game, None, {  # needs p1: decided after it
+    svc.commands.store.receive("mail", "vote p1", game, None, {  # needs p1: decided after it
         "op": "perform", "actor": "Bruno", "action": "vote",
         "args": {"proposal": "p1", "choice": "favorevole"}, "at": None})
-    svc.store.receive("mail", "raw text only, no command", game)  # left to its interface
-    svc.store.receive("api", "x", "no-such-game", None, {
+    svc.commands.store.receive("mail", "raw text only, no command", game)  # left to its interface
+    svc.commands.store.receive("api", "x", "no-such-game", None, {
         "op": "perform", "actor": "Anna", "action": "propose", "args": {}, "at": None})
-    restarted = Service(db_url)
+    restarted = open_service(db_url)
     try:
-        outcomes = restarted.recover()
+        outcomes = restarted.commands.recover()
         mine = [o for o in outcomes if o.inbound_id in
-                {r["id"] for r in restarted.store.inbound(game)}]
+                {r["id"] for r in restarted.commands.store.inbound(game)}]
         assert [o.accepted for o in mine] == [True, True]
-        assert [p["label"] for p in restarted.load(game).proposals.values()] == ["p1"]
-        statuses = {r["raw"]: r["status"] for r in restarted.store.inbound(game)}
+        assert [p["label"] for p in restarted.reads.load(game).proposals.values()] == ["p1"]
+        statuses = {r["raw"]: r["status"] for r in restarted.commands.store.inbound(game)}
         assert statuses["propose p1"] == statuses["vote p1"] == "accepted"
         assert statuses["raw text only, no command"] == "received"
-        assert restarted.store.inbound("no-such-game")[0]["status"] == "refused"
-        assert [o for o in restarted.recover() if o.inbound_id in
-                {r["id"] for r in restarted.store.inbound(game)}] == []
-        assert restarted.replay(game).to_json() == restarted.load(game).to_json()
+        assert restarted.commands.store.inbound("no-such-game")[0]["status"] == "refused"
+        assert [o for o in restarted.commands.recover() if o.inbound_id in
+                {r["id"] for r in restarted.commands.store.inbound(game)}] == []
+        assert restarted.reads.replay(game).to_json() == restarted.reads.load(game).to_json()
     finally:
         restarted.close()
 
@@ -146,7 +148,7 @@ def test_recover_decides_what_a_crash_left_undecided_in_order(svc, db_url):
 def outbox_table(service: Service) -> Table:
     table = Table("test_outbox", MetaData(), Column("id", Integer, primary_key=True),
                   Column("game_id", String(64)), Column("seq", Integer))
-    table.create(service.store.engine, checkfirst=True)
+    table.create(service.commands.store.engine, checkfirst=True)
     return table
 
 
@@ -159,10 +161,10 @@ def test_a_commit_listener_writes_in_the_commands_transaction(svc):
         seen.append(outcome)
         connection.execute(outbox.insert(), [{"game_id": game_id, "seq": e["seq"]}
                                               for e in events])
-    svc.add_commit_listener(listener)
-    outcome = svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]})
+    svc.commands.add_commit_listener(listener)
+    outcome = svc.commands.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]})
     assert outcome.accepted and seen == [outcome]
-    with svc.store.engine.connect() as connection:
+    with svc.commands.store.engine.connect() as connection:
         rows = connection.execute(select(outbox.c.seq).where(outbox.c.game_id == game))
         assert [r[0] for r in rows] == [e["seq"] for e in outcome.events]
 
@@ -170,45 +172,45 @@ def test_a_commit_listener_writes_in_the_commands_transaction(svc):
 def test_a_failing_listener_rolls_the_command_back_and_records_a_refusal(svc):
     game = new_game(svc, "listen-fail")
     outbox = outbox_table(svc)
-    before = svc.load(game).to_json()
+    before = svc.reads.load(game).to_json()
 
     def listener(connection, game_id, events, outcome):
         connection.execute(outbox.insert().values(game_id=game_id, seq=0))
         raise RuntimeError("the outbox is full")
-    svc.add_commit_listener(listener)
-    outcome = svc.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
-                          request_id="r1")
+    svc.commands.add_commit_listener(listener)
+    outcome = svc.commands.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]},
+                                   request_id="r1")
     assert not outcome.accepted and "outbox is full" in outcome.message
-    log = svc.log(game)
+    log = svc.reads.log(game)
     assert log[-1]["type"] == "command_refused"
     assert log[-1]["payload"]["reason"] == "internal_error"
     assert not any(e["type"] == "proposal_submitted" for e in log)
-    assert svc.store.inbound(game)[-1]["status"] == "refused"
-    with svc.store.engine.connect() as connection:
+    assert svc.commands.store.inbound(game)[-1]["status"] == "refused"
+    with svc.commands.store.engine.connect() as connection:
         assert connection.execute(select(func.count()).select_from(outbox)
                                   .where(outbox.c.game_id == game)).scalar() == 0
-    fresh = Service(svc.store.url)
+    fresh = open_service(svc.commands.store.url)
     try:
-        assert fresh.load(game).to_json() == fresh.replay(game).to_json()
-        assert fresh.load(game).proposals == {}
-        assert fresh.load(game).seq == len(log)
+        assert fresh.reads.load(game).to_json() == fresh.reads.replay(game).to_json()
+        assert fresh.reads.load(game).proposals == {}
+        assert fresh.reads.load(game).seq == len(log)
     finally:
         fresh.close()
-    assert before != svc.load(game).to_json()  # only seq/time moved: the refusal is logged
+    assert before != svc.reads.load(game).to_json()  # only seq/time moved: the refusal is logged
 
 
 def test_games_that_exist_or_do_not(svc):
     game = new_game(svc, "dup")
     with pytest.raises(GameExists):
-        svc.create_game("equinomic", game_id=game, start=START, players=["Anna"])
-    rows = len(svc.store.inbound())
+        svc.commands.create_game("equinomic", game_id=game, start=START, players=["Anna"])
+    rows = len(svc.commands.store.inbound())
     with pytest.raises(UnknownGame):
-        svc.perform("nope", "Anna", "propose", {"changes": [ENACT]})
+        svc.commands.perform("nope", "Anna", "propose", {"changes": [ENACT]})
     with pytest.raises(UnknownGame):
-        svc.load("nope")
+        svc.reads.load("nope")
     with pytest.raises(UnknownGame):
-        svc.advance("nope", by=60)
-    assert len(svc.store.inbound()) == rows  # nothing kept for a game that is not there
+        svc.commands.advance("nope", by=60)
+    assert len(svc.commands.store.inbound()) == rows  # nothing kept for a game that is not there
 
 
 def test_an_old_schema_is_refused_until_migrated(tmp_path):

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
+from scriba.service import Service
 from scriba.service.errors import GameExists, InvalidInput
 from scriba.service.importing import import_game
-from scriba.service.service import Service
 
 START = "2026-03-01T10:00:00Z"
 CODE = 'def on_player_joined(game, event):\n    return []\n'
@@ -20,15 +20,16 @@ CODE = 'def on_player_joined(game, event):\n    return []\n'
 @pytest.fixture
 def exported(service: Service) -> list[dict]:
     """An EquiNomic game in which a proposal enacting a rule with code was adopted."""
-    game = service.create_game("equinomic", game_id="eq", start=START,
-                               players=["Anna", "Bruno", "Carla"]).game_id
+    game = service.commands.create_game("equinomic", game_id="eq", start=START,
+                                        players=["Anna", "Bruno", "Carla"]).game_id
     change = {"enact": {"title": "Saluti", "text": "Ogni giocatore saluta.", "code": CODE}}
-    assert service.perform(game, "Anna", "propose", {"label": "p1", "changes": [change]}).accepted
+    assert service.commands.perform(game, "Anna", "propose", {"label": "p1",
+                                                              "changes": [change]}).accepted
     for voter in ("Bruno", "Carla"):
-        assert service.perform(game, voter, "vote", {"proposal": "p1",
-                                                     "choice": "favorevole"}).accepted
-    service.advance(game, by=2 * 86400)
-    events = [json.loads(line) for line in service.export_game(game)]
+        assert service.commands.perform(game, voter, "vote", {"proposal": "p1",
+                                                              "choice": "favorevole"}).accepted
+    service.commands.advance(game, by=2 * 86400)
+    events = [json.loads(line) for line in service.commands.export_game(game)]
     assert any(e["type"] == "rule_changed" and e["payload"]["change"].get("code") == CODE
                for e in events)
     return events
@@ -43,14 +44,14 @@ def index_of(events: list[dict], type_: str) -> int:
 
 
 def assert_nothing_written(service: Service) -> None:
-    assert [g["id"] for g in service.games()] == ["eq"]
+    assert [g["id"] for g in service.reads.games()] == ["eq"]
 
 
 def test_a_true_export_imports_and_equals_the_original(service, exported):
-    state = service.import_game(lines(exported), game_id="copy")
-    original = service.load("eq").to_dict()
+    state = service.commands.import_game(lines(exported), game_id="copy")
+    original = service.reads.load("eq").to_dict()
     assert {**state.to_dict(), "game_id": "eq"} == original
-    assert service.replay("copy").to_json() == service.load("copy").to_json()
+    assert service.reads.replay("copy").to_json() == service.reads.load("copy").to_json()
 
 
 def forge_unknown_type(events):
@@ -132,7 +133,7 @@ def test_a_forged_file_is_refused_with_its_line_and_leaves_nothing(service, expo
     text = "\n".join(json.dumps(e, ensure_ascii=False) for e in events)
     data = text.encode("utf-8", "surrogatepass")
     with pytest.raises(InvalidInput) as refusal:
-        service.import_game(data, game_id="forged")
+        service.commands.import_game(data, game_id="forged")
     message = str(refusal.value)
     assert f" {line} " in message and reason in message, message
     assert_nothing_written(service)
@@ -150,7 +151,7 @@ def test_a_forged_file_is_refused_with_its_line_and_leaves_nothing(service, expo
 ])
 def test_garbage_is_refused(service, exported, raw, reason):
     with pytest.raises(InvalidInput, match=reason):
-        service.import_game(raw, game_id="garbage")
+        service.commands.import_game(raw, game_id="garbage")
     assert_nothing_written(service)
 
 
@@ -161,14 +162,14 @@ def test_deep_values_inside_an_event_are_refused(service, exported):
         deep = {"x": deep}
     events[3]["payload"]["vars"] = {"deep": deep}
     with pytest.raises(InvalidInput, match="nested"):
-        service.import_game(lines(events), game_id="deep")
+        service.commands.import_game(lines(events), game_id="deep")
     assert_nothing_written(service)
 
 
 def test_an_existing_game_is_not_overwritten(service, exported):
     with pytest.raises(GameExists):
-        service.import_game(lines(exported))
-    assert service.load("eq").seq == len(exported)
+        service.commands.import_game(lines(exported))
+    assert service.reads.load("eq").seq == len(exported)
 
 
 def test_a_file_over_the_limit_is_refused_before_it_is_read_whole(service, exported, tmp_path):
@@ -188,11 +189,11 @@ def test_a_61_megabyte_file_is_refused_in_little_memory(tmp_path):
     script = (
         "import resource, sys\n"
         "from scriba.service.errors import InvalidInput\n"
-        "from scriba.service.service import Service\n"
-        "service = Service('sqlite://')\n"
+        "from scriba.service import open_service\n"
+        "service = open_service('sqlite://')\n"
         "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "try:\n"
-        f"    service.import_game(__import__('pathlib').Path({str(path)!r}))\n"
+        f"    service.commands.import_game(__import__('pathlib').Path({str(path)!r}))\n"
         "except InvalidInput as error:\n"
         "    print(error)\n"
         "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) // 1024)\n"

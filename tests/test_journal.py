@@ -17,9 +17,9 @@ def _ordered(state: GameState) -> str:
 
 
 def test_a_trial_undoes_every_kind_of_event_exactly(service):
-    service.create_game("agora", game_id="a", start="2020-01-06T12:00:00Z",
-                        players=AGORA_PLAYERS, offices=AGORA_OFFICES)
-    state = service.load("a")
+    service.commands.create_game("agora", game_id="a", start="2020-01-06T12:00:00Z",
+                                 players=AGORA_PLAYERS, offices=AGORA_OFFICES)
+    state = service.reads.load("a")
     for event in agora_events(30, state.seq + 1, state.time):
         apply_event(state, event)
     before = _ordered(state)
@@ -54,16 +54,16 @@ def test_a_trial_undoes_every_kind_of_event_exactly(service):
 
 
 def test_a_command_makes_no_copy_of_the_whole_state(service, monkeypatch):
-    game = service.create_game("equinomic", game_id="eq", start="2026-03-01T10:00:00Z",
-                               players=["Anna", "Bruno", "Carla"]).game_id
-    service.load(game)
+    game = service.commands.create_game("equinomic", game_id="eq", start="2026-03-01T10:00:00Z",
+                                        players=["Anna", "Bruno", "Carla"]).game_id
+    service.reads.load(game)
 
     def no_copy(self: GameState) -> GameState:
         raise AssertionError("the whole state was copied")
 
     monkeypatch.setattr(GameState, "copy", no_copy)
-    outcome = service.perform(game, "Anna", "propose", {"changes": [
+    outcome = service.commands.perform(game, "Anna", "propose", {"changes": [
         {"enact": {"title": "A", "text": "a"}}]})
     assert outcome.accepted, outcome.message
-    assert service.perform(game, "Bruno", "vote", {"proposal": 1, "choice": "favorevole"})
-    assert service.replay(game).to_json() == service.load(game).to_json()
+    assert service.commands.perform(game, "Bruno", "vote", {"proposal": 1, "choice": "favorevole"})
+    assert service.reads.replay(game).to_json() == service.reads.load(game).to_json()

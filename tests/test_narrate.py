@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from scriba.kernel.events import _HANDLERS, RECORD_ONLY, make_event
+from scriba.service import Service, open_service
 from scriba.service.narrate import SILENT, Narrator, Words, describe_outcome
 from scriba.service.scenario import load_scenario, run_scenario
-from scriba.service.service import Service
 
 RULESETS = Path(__file__).resolve().parents[1] / "src" / "scriba" / "rulesets"
 T = "2026-03-04T10:00:00Z"
@@ -142,44 +142,45 @@ def test_names_and_texts_stay_verbatim_and_are_never_formatted() -> None:
 
 @pytest.fixture(scope="module")
 def svc() -> Iterator[Service]:
-    service = Service("sqlite://")
+    service = open_service("sqlite://")
     yield service
     service.close()
 
 
 def test_describe_outcome_of_a_vote_in_suber(svc: Service) -> None:
-    svc.create_game("suber", game_id="s1", players=["Anna", "Bruno", "Carla"],
-                    start="2026-03-01T10:00:00Z")
+    svc.commands.create_game("suber", game_id="s1", players=["Anna", "Bruno", "Carla"],
+                             start="2026-03-01T10:00:00Z")
     change = {"enact": {"title": "Soup", "text": "Players may bring soup."}}
-    proposed = svc.perform("s1", "Anna", "propose", {"label": "p301", "changes": [change]})
-    assert svc.describe_outcome("s1", proposed).startswith(
+    proposed = svc.commands.perform("s1", "Anna", "propose", {"label": "p301", "changes": [change]})
+    assert svc.reads.describe_outcome("s1", proposed).startswith(
         "Proposal recorded: Anna submits proposal p301: enact a new rule, “Soup”.")
-    vote = svc.perform("s1", "Bruno", "vote", {"proposal": "p301", "choice": "aye"})
-    reply = svc.describe_outcome("s1", vote)
+    vote = svc.commands.perform("s1", "Bruno", "vote", {"proposal": "p301", "choice": "aye"})
+    reply = svc.reads.describe_outcome("s1", vote)
     assert reply.startswith("Vote recorded: Bruno votes yes on proposal p301.")
     assert reply.endswith("Proposal p301 is open. Round 1, turn 1: Anna moves; proposal 301 "
                           "awaits the votes of Anna, Carla. Judge: Carla.")  # rule 202's status
-    refused = svc.perform("s1", "Bruno", "vote", {"proposal": "p301", "choice": "maybe"})
+    refused = svc.commands.perform("s1", "Bruno", "vote", {"proposal": "p301", "choice": "maybe"})
     assert describe_outcome(refused, "en") == refused.message
     assert "maybe" in refused.message
 
 
 def test_describe_outcome_names_the_deadline_of_a_giornata(svc: Service) -> None:
-    svc.create_game("decameronomic-rimaneggiato", game_id="dr1",
-                    players=["Anna", "Bruno", "Carla", "Dario"],
-                    offices={"King": "Anna", "Poeta": "Carla"}, start="2026-03-02T09:00:00Z")
-    state = svc.load("dr1")
+    svc.commands.create_game("decameronomic-rimaneggiato", game_id="dr1",
+                             players=["Anna", "Bruno", "Carla", "Dario"],
+                             offices={"King": "Anna", "Poeta": "Carla"},
+                             start="2026-03-02T09:00:00Z")
+    state = svc.reads.load("dr1")
     deadline = min(t["at"] for t in state.timers.values() if t["at"] > state.time)
-    outcome = svc.perform("dr1", "Bruno", "propose", {"changes": [
+    outcome = svc.commands.perform("dr1", "Bruno", "propose", {"changes": [
         {"enact": {"title": "Saluti", "text": "a) Ogni Giocatore saluta il Re."}}]})
     assert outcome.accepted, outcome.message
-    reply = svc.describe_outcome("dr1", outcome)
+    reply = svc.reads.describe_outcome("dr1", outcome)
     assert reply.startswith("Proposta registrata: Bruno presenta la proposta"), reply
     assert "introdurre una nuova regola, “Saluti”" in reply
     assert f"è aperta fino a {deadline[:10]} {deadline[11:16]} UTC. Giornata 1" in reply, reply
-    vote = svc.perform("dr1", "Dario", "vote", {"proposal": outcome.events[0]["payload"]
-                                                ["number"], "choice": "favorevole"})
-    assert svc.describe_outcome("dr1", vote).startswith(
+    vote = svc.commands.perform("dr1", "Dario", "vote", {"proposal": outcome.events[0]["payload"]
+                                                         ["number"], "choice": "favorevole"})
+    assert svc.reads.describe_outcome("dr1", vote).startswith(
         "Voto registrato: Dario vota favorevole sulla proposta")
 
 
@@ -190,14 +191,14 @@ def test_describe_outcome_names_the_deadline_of_a_giornata(svc: Service) -> None
 ])
 def test_chronicle_of_a_whole_game_in_its_language(svc: Service, ruleset: str, scenario: str,
                                                    expected: str) -> None:
-    result = run_scenario(svc, load_scenario(RULESETS / ruleset / "scenarios" /
-                                             f"{scenario}.yaml"))
+    result = run_scenario(svc.commands, load_scenario(RULESETS / ruleset / "scenarios" /
+                                                      f"{scenario}.yaml"))
     assert result.ok, result.errors
-    texts = [e["text"] for e in svc.chronicle(result.game_id)]
+    texts = [e["text"] for e in svc.reads.chronicle(result.game_id)]
     assert any(t.startswith(expected) for t in texts), texts[:40]
-    winners = svc.summary(result.game_id)["winners"]
+    winners = svc.reads.summary(result.game_id)["winners"]
     assert any(winners[0] in t for t in texts if t.startswith(winners[0]))
-    english = [e["text"] for e in svc.chronicle(result.game_id, language="en", limit=5)]
+    english = [e["text"] for e in svc.reads.chronicle(result.game_id, language="en", limit=5)]
     assert english[0].startswith("The game ")
-    reports = svc.period_reports(result.game_id)
+    reports = svc.reads.period_reports(result.game_id)
     assert len(reports) >= 2 and all(r["title"] and r["start"] for r in reports)

@@ -30,19 +30,20 @@ command = st.one_of(
 def test_any_sequence_of_commands_keeps_the_game_whole(make_service, commands):
     service = make_service("sqlite://")
     try:
-        game = service.create_game("equinomic", game_id="prop", start="2026-03-01T10:00:00Z",
+        game = service.commands.create_game("equinomic", game_id="prop",
+                                            start="2026-03-01T10:00:00Z",
                                    players=PLAYERS).game_id
         for who, action, args in commands:
             if action == "wait":
-                service.advance(game, by=args)
+                service.commands.advance(game, by=args)
                 continue
-            outcome = service.perform(game, who, action, args)
+            outcome = service.commands.perform(game, who, action, args)
             assert outcome.accepted or outcome.message  # a refusal always says why
-        live = service.load(game)
-        assert service.replay(game).to_json() == live.to_json()
-        refused = [e for e in service.log(game) if e["type"] == "command_refused"]
+        live = service.reads.load(game)
+        assert service.reads.replay(game).to_json() == live.to_json()
+        refused = [e for e in service.reads.log(game) if e["type"] == "command_refused"]
         assert not [e for e in refused if e["payload"]["reason"] == "internal_error"]
-        assert len(refused) == sum(1 for row in service.store.inbound(game)
+        assert len(refused) == sum(1 for row in service.commands.store.inbound(game)
                                    if row["status"] == "refused")
     finally:
         service.close()

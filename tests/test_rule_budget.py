@@ -1,8 +1,10 @@
 """Rule cost is bounded per call, per rule and per command, and isolated per rule and per
 game (issue 8, "One game's slow rule stalls other games"; the security finding "rule cost
 turned against the game"). Budgets are counted in steps, and asserted in steps; the only
-wall-clock bounds are the promises that a vote answers in time and that a slow game never
-holds up another. Short wall clocks keep the slow tests to seconds."""
+wall-clock bounds are generous ones for the promises that a vote answers in time and that
+a worker is stopped at its deadline. That a slow game never holds up another is checked
+as an order of events, which a loaded machine cannot upset. Short wall clocks keep the
+slow tests to seconds."""
 
 from __future__ import annotations
 
@@ -25,11 +27,13 @@ from scriba.rulecode.host import SandboxHost
 from scriba.rulecode.inprocess import InProcessHost
 from scriba.rulecode.pool import WorkerPool
 from scriba.rulecode.worker import code_hash
-from scriba.service.service import Service
+from scriba.service import Service, open_service
 
 LOOP = "def check(game, command):\n    n = 0\n    for i in range(1000000000):\n        n += 1\n"
 FAST = "def check(game, command):\n    return None\n"
 VIEW = {"seq": 1, "players": {}}
+# A command's time so long that only steps stop rule code, however loaded the machine.
+STEPS_DECIDE = 1000.0
 
 
 @pytest.fixture
@@ -67,7 +71,9 @@ def test_a_worker_that_does_not_answer_is_killed_at_the_deadline_not_retried():
     finally:
         pool.close()
     assert answer["timed_out"] and "wall-clock limit exceeded" in answer["died"]
-    assert 0.9 < elapsed < 1.6
+    # Not before its second (time cannot run fast); after it, only a generous bound for a
+    # loaded machine: the kill itself is what the answer above shows.
+    assert 0.9 < elapsed < 1.0 + KILL_GRACE + 3.0
     assert pool.respawns == 1  # the killed worker, and no second attempt
 
 
@@ -96,6 +102,7 @@ def test_all_the_rules_of_a_command_share_its_budget_and_each_keeps_its_even_par
 
 def test_a_rule_that_spent_its_part_of_the_command_is_not_called_again():
     host = InProcessHost()
+    host.command_seconds = STEPS_DECIDE  # 18,000 steps must not meet the rule's 2 s first
     order = [("1", LOOP), ("2", FAST)]
     part = Limits().rule_steps  # 20,000 steps: ten calls' budget
     with host.command():
@@ -189,14 +196,14 @@ def test_a_caller_never_waits_behind_another_callers_slow_call(slow_host):
     thread = threading.Thread(target=slow)
     thread.start()
     time.sleep(0.1)
-    started = time.monotonic()
     with slow_host.command():
         [result] = slow_host.call([("2", FAST)], ["2"], "check", VIEW, [{}])
     finished["fast"] = time.monotonic()
     thread.join()
     assert result.error is None
-    assert finished["fast"] < finished["slow"]  # answered while the slow one still ran
-    assert finished["fast"] - started < 2.0  # a worker started for it, not a wait of 3 s
+    # Answered while the slow one still ran: a worker started for it, no wait for the 3 s.
+    # (An order of events, not a window of wall time: it holds on a loaded machine.)
+    assert finished["fast"] < finished["slow"]
 
 
 SLOW_CHECK = ("def check(game, command):\n    n = 0\n"
@@ -206,47 +213,46 @@ SLOW_CHECK = ("def check(game, command):\n    n = 0\n"
 def test_a_slow_rule_in_one_game_does_not_delay_another_games_commands(tmp_path: Path):
     host = SandboxHost(WorkerPool(size=1, wall_clock=5), budget=10 ** 12,
                        command_steps=10 ** 12, command_seconds=4.0)
-    service = Service(f"sqlite:///{tmp_path / 'games.db'}", host=host)
+    service = open_service(f"sqlite:///{tmp_path / 'games.db'}", host=host)
     try:
         for game in ("template", "normal"):
-            service.create_game("equinomic", game_id=game, start="2026-03-01T10:00:00Z",
-                                players=["Anna", "Bruno", "Carla"])
-        slow = service.create_game("equinomic", game_id="slow2", start="2026-03-01T10:00:00Z",
+            service.commands.create_game("equinomic", game_id=game, start="2026-03-01T10:00:00Z",
+                                         players=["Anna", "Bruno", "Carla"])
+        slow = service.commands.create_game("equinomic", game_id="slow2",
+                                            start="2026-03-01T10:00:00Z",
                                    players=["Anna", "Bruno", "Carla"],
                                    rules=[*[{"id": r["id"], "title": r["title"],
                                              "text": r["text"], "code": r["code"],
                                              "attributes": r["attributes"]}
-                                            for r in service.load("template").rules.values()],
+                                            for r in service.reads.load("template").rules.values()],
                                           {"id": "199", "title": "Slow", "text": "s",
                                            "code": SLOW_CHECK}])
         finished: dict[str, float] = {}
 
         def play_slow() -> None:
-            service.perform(slow.game_id, "Anna", "pass", {})
+            service.commands.perform(slow.game_id, "Anna", "pass", {})
             finished["slow"] = time.monotonic()
 
         thread = threading.Thread(target=play_slow)
         thread.start()
         time.sleep(0.3)
-        started = time.monotonic()
-        outcome = service.perform("normal", "Anna", "pass", {})
+        outcome = service.commands.perform("normal", "Anna", "pass", {})
         finished["normal"] = time.monotonic()
         thread.join()
         assert outcome.accepted, outcome.message
-        assert finished["normal"] < finished["slow"]
-        assert finished["normal"] - started < 3.0  # not the 4 s of its neighbour
-        aborted = [e for e in service.log(slow.game_id) if e["type"] == "rule_code_aborted"]
+        assert finished["normal"] < finished["slow"]  # not after the 4 s of its neighbour
+        aborted = [e for e in service.reads.log(slow.game_id) if e["type"] == "rule_code_aborted"]
         assert aborted and "wall-clock limit exceeded" in aborted[-1]["payload"]["reason"]
     finally:
         service.close()
 
 
 def test_slow_code_in_actions_is_bounded_when_proposed(service):
-    game = service.create_game("equinomic", game_id="eq", start="2026-03-01T10:00:00Z",
-                               players=["Anna", "Bruno", "Carla"]).game_id
+    game = service.commands.create_game("equinomic", game_id="eq", start="2026-03-01T10:00:00Z",
+                                        players=["Anna", "Bruno", "Carla"]).game_id
     code = "def actions():\n    n = 0\n    for i in range(1000000000):\n        n += 1\n" \
            "    return []\n"
-    outcome = service.perform(game, "Anna", "propose", {"changes": [
+    outcome = service.commands.perform(game, "Anna", "propose", {"changes": [
         {"enact": {"title": "Slow", "text": "s", "code": code}}]})
     assert not outcome.accepted
     assert "actions()" in outcome.message and CALL_STEPS_TEXT in outcome.message
@@ -259,15 +265,15 @@ def transform_proposal_number(game, value, context):
 
 
 def test_an_aborted_transform_is_recorded(service):
-    game = service.create_game("equinomic", game_id="eq", start="2026-03-01T10:00:00Z",
-                               players=["Anna", "Bruno", "Carla"]).game_id
-    state = service.load(game)
+    game = service.commands.create_game("equinomic", game_id="eq", start="2026-03-01T10:00:00Z",
+                                        players=["Anna", "Bruno", "Carla"]).game_id
+    state = service.reads.load(game)
     rules = [{"id": r["id"], "title": r["title"], "text": r["text"], "code": r["code"],
               "attributes": r["attributes"]} for r in state.rules.values()]
     rules.append({"id": "199", "title": "T", "text": "t", "code": TRANSFORM_FAILS})
-    service.create_game("equinomic", game_id="eq2", start="2026-03-01T10:00:00Z",
-                        players=["Anna", "Bruno", "Carla"], rules=rules)
-    outcome = service.perform("eq2", "Anna", "propose", {"changes": [
+    service.commands.create_game("equinomic", game_id="eq2", start="2026-03-01T10:00:00Z",
+                                 players=["Anna", "Bruno", "Carla"], rules=rules)
+    outcome = service.commands.perform("eq2", "Anna", "propose", {"changes": [
         {"enact": {"title": "A", "text": "a"}}]})
     assert outcome.accepted, outcome.message
     aborted = [e["payload"] for e in outcome.events if e["type"] == "rule_code_aborted"]
@@ -287,43 +293,44 @@ def suber_turn(service: Service, game: str, change: dict, choices=("for", "for")
                ) -> tuple[dict, list[float]]:
     """The mover proposes ``change``, P1 and P2 vote, the mover rolls the die: the proposal,
     and how long each vote took to answer."""
-    mover = service.load(game).vars["turn"]
-    outcome = service.perform(game, mover, "propose", {"changes": [change]})
+    mover = service.reads.load(game).vars["turn"]
+    outcome = service.commands.perform(game, mover, "propose", {"changes": [change]})
     assert outcome.accepted, outcome.message
-    number = service.load(game).vars["turn_proposal"]
+    number = service.reads.load(game).vars["turn_proposal"]
     took = []
     for player, choice in zip(("P1", "P2"), choices, strict=True):
         started = time.monotonic()
-        vote = service.perform(game, player, "vote", {"proposal": number, "choice": choice})
+        vote = service.commands.perform(game, player, "vote", {"proposal": number,
+                                                               "choice": choice})
         took.append(time.monotonic() - started)
         assert vote.accepted, vote.message
-    rolled = service.perform(game, mover, "roll", {})  # the vote is over: the turn goes on
+    rolled = service.commands.perform(game, mover, "roll", {})  # the vote is over: the turn goes on
     assert rolled.accepted, rolled.message
-    return service.load(game).proposals[str(number)], took
+    return service.reads.load(game).proposals[str(number)], took
 
 
 def adopt_bomb(service: Service, code: str, game_id: str = "bomb") -> tuple[str, str]:
-    game = service.create_game("suber", game_id=game_id, start=START,
-                               players=["P1", "P2"]).game_id
+    game = service.commands.create_game("suber", game_id=game_id, start=START,
+                                        players=["P1", "P2"]).game_id
     proposal, took = suber_turn(service, game, {"enact": {"title": "Bomb", "text": "b",
                                                           "code": code}})
     assert proposal["status"] == "adopted"
     assert all(seconds < VOTE_BOUND for seconds in took), took
-    [bomb] = [rid for rid, rule in service.load(game).rules.items() if rule["code"] == code]
+    [bomb] = [rid for rid, rule in service.reads.load(game).rules.items() if rule["code"] == code]
     return game, bomb
 
 
 def assert_repealed_in_time(service: Service, game: str, bomb: str) -> list[dict]:
     """The bomb's repeal, voted for by both players, is adopted, each vote in time; the
     aborts recorded meanwhile (only the bomb's) are returned."""
-    seq = service.load(game).seq
+    seq = service.reads.load(game).seq
     proposal, took = suber_turn(service, game, {"repeal": {"rule": bomb}})
     assert proposal["status"] == "adopted"
     assert all(seconds < VOTE_BOUND for seconds in took), took
-    state = service.load(game)
+    state = service.reads.load(game)
     assert not state.rules[bomb]["in_force"]
-    assert service.replay(game).to_json() == state.to_json()
-    aborted = [e["payload"] for e in service.log(game)
+    assert service.reads.replay(game).to_json() == state.to_json()
+    aborted = [e["payload"] for e in service.reads.log(game)
                if e["type"] == "rule_code_aborted" and e["seq"] > seq]
     assert {a["rule"] for a in aborted} <= {bomb}  # never another rule's
     return aborted
@@ -335,16 +342,16 @@ def test_the_reported_bomb_cannot_keep_its_repeal_from_being_adopted(sandbox_ser
     # A vote with the bomb in force: the bomb is stopped by its step budget, and every
     # other rule reacts as ever: 105 sees the vote complete, 203 resolves the proposal
     # (rejected: not unanimous), 206 takes 10 points from its author, 202 lets them roll.
-    author = service.load(game).vars["turn"]
-    points = service.load(game).players[author]["vars"]["points"]
-    seq = service.load(game).seq
+    author = service.reads.load(game).vars["turn"]
+    points = service.reads.load(game).players[author]["vars"]["points"]
+    seq = service.reads.load(game).seq
     proposal, took = suber_turn(service, game, {"enact": {"title": "Dull", "text": "d"}},
                                 ("for", "against"))
     assert proposal["status"] == "rejected"
     assert all(seconds < VOTE_BOUND for seconds in took), took
-    state = service.load(game)
+    state = service.reads.load(game)
     assert state.players[author]["vars"]["points"] == points - 10 + state.vars["last_roll"]
-    log = [e for e in service.log(game) if e["seq"] > seq]
+    log = [e for e in service.reads.log(game) if e["seq"] > seq]
     assert [e["payload"]["proposal"] for e in log if e["type"] == "notice"
             and e["payload"].get("kind") == "vote_complete"] == [proposal["number"]]
     aborted = [e["payload"] for e in log if e["type"] == "rule_code_aborted"]
@@ -388,7 +395,7 @@ def on_vote_cast(game, event):
 def test_the_bomb_in_any_hook_cannot_keep_its_repeal_from_being_adopted(service, code):
     game, bomb = adopt_bomb(service, code)
     assert_repealed_in_time(service, game, bomb)
-    aborted = [e["payload"] for e in service.log(game) if e["type"] == "rule_code_aborted"]
+    aborted = [e["payload"] for e in service.reads.log(game) if e["type"] == "rule_code_aborted"]
     assert aborted and {a["rule"] for a in aborted} == {bomb}
     assert all(a["reason"].startswith("step budget") or "nested deeper" in a["reason"]
                for a in aborted)
@@ -397,7 +404,7 @@ def test_the_bomb_in_any_hook_cannot_keep_its_repeal_from_being_adopted(service,
 @pytest.fixture
 def quick_sandbox_service() -> Iterator[Service]:
     """Real workers with a call's time cut to 0.5 s, so that a kill comes after 1 s."""
-    service = Service("sqlite://", host=SandboxHost(budget=500, command_seconds=2.5))
+    service = open_service("sqlite://", host=SandboxHost(budget=500, command_seconds=2.5))
     yield service
     service.close()
 
@@ -417,17 +424,17 @@ def test_a_rule_whose_worker_must_be_killed_is_stopped_alone(quick_sandbox_servi
     game, bomb = adopt_bomb(service, code)
     aborted = assert_repealed_in_time(service, game, bomb)
     assert aborted and all(a["reason"].startswith(reason) for a in aborted)
-    assert service.host.pool.respawns >= 1
+    assert service.commands.host.pool.respawns >= 1
 
 
 @pytest.mark.parametrize("literal", ['"ab" * (1 << 28)', '[0] * (len("abcd") << 24)'])
 def test_a_huge_top_level_value_is_refused_when_proposed(sandbox_service, literal):
     service = sandbox_service
-    game = service.create_game("suber", game_id="big", start=START,
-                               players=["P1", "P2"]).game_id
+    game = service.commands.create_game("suber", game_id="big", start=START,
+                                        players=["P1", "P2"]).game_id
     code = f"X = {literal}\n\ndef on_vote_cast(game, event):\n    return []\n"
     for _ in range(2):  # refused for what it is, the same way again
-        outcome = service.perform(game, "P1", "propose", {"changes": [
+        outcome = service.commands.perform(game, "P1", "propose", {"changes": [
             {"enact": {"title": "Big", "text": "b", "code": code}}]})
         assert not outcome.accepted and MEMORY_TEXT in outcome.message
     proposal, _ = suber_turn(service, game, {"enact": {"title": "Fine", "text": "f"}})
@@ -436,11 +443,11 @@ def test_a_huge_top_level_value_is_refused_when_proposed(sandbox_service, litera
 
 def test_a_dry_run_costs_what_a_command_costs(service):
     code = f"def on_rule_changed(game, event):\n    return {COMPREHENSION}\n"
-    game = service.create_game("suber", game_id="dry", start=START,
-                               players=["P1", "P2"]).game_id
-    mover = service.load(game).vars["turn"]
-    assert service.perform(game, mover, "propose", {"changes": [
+    game = service.commands.create_game("suber", game_id="dry", start=START,
+                                        players=["P1", "P2"]).game_id
+    mover = service.reads.load(game).vars["turn"]
+    assert service.commands.perform(game, mover, "propose", {"changes": [
         {"enact": {"title": "Bomb", "text": "b", "code": code}}]}).accepted
-    dry = service.dry_run(game, service.load(game).vars["turn_proposal"])
+    dry = service.reads.dry_run(game, service.reads.load(game).vars["turn_proposal"])
     assert dry["refused"] is None
     assert [a["reason"] for a in dry["aborted"]] == [CALL_STEPS_TEXT]

@@ -17,8 +17,7 @@ from scriba.kernel.upgrade import event_version, upgrade
 from scriba.rulecode import api, std
 from scriba.rulecode.inprocess import InProcessHost
 from scriba.rulesets import load_ruleset
-from scriba.service import narrate
-from scriba.service.service import Service
+from scriba.service import Service, narrate
 
 FIXTURES = Path(__file__).parent / "fixtures"
 START = "2026-03-01T10:00:00Z"
@@ -26,24 +25,25 @@ START = "2026-03-01T10:00:00Z"
 
 def clockwork(service: Service) -> str:
     ruleset = load_ruleset("clockwork", root=FIXTURES)
-    return service.create_game(ruleset, game_id="cw", start=START,
-                               players=["Ann", "Ben", "Cid"]).game_id
+    return service.commands.create_game(ruleset, game_id="cw", start=START,
+                                        players=["Ann", "Ben", "Cid"]).game_id
 
 
 def enact(service: Service, game: str, code: str) -> None:
     """Enact a rule with this code through a proposal everybody votes for."""
-    outcome = service.perform(game, "Ann", "propose", {"label": "law", "changes": [
+    outcome = service.commands.perform(game, "Ann", "propose", {"label": "law", "changes": [
         {"enact": {"title": "Law", "text": "A law.", "code": code}}]})
     assert outcome.accepted, outcome.message
     for voter in ("Ann", "Ben"):
-        service.perform(game, voter, "vote", {"proposal": "law", "choice": "aye"})
+        service.commands.perform(game, voter, "vote", {"proposal": "law", "choice": "aye"})
 
 
 def trigger(service: Service, game: str) -> list[dict]:
     """A second proposal and a vote on it: the events the new rule reacted with."""
-    service.perform(game, "Ann", "propose", {"label": "next", "changes": [
+    service.commands.perform(game, "Ann", "propose", {"label": "next", "changes": [
         {"enact": {"title": "Other", "text": "Another law."}}]})
-    return service.perform(game, "Ben", "vote", {"proposal": "next", "choice": "aye"}).events
+    return service.commands.perform(game, "Ben", "vote", {"proposal": "next",
+                                                          "choice": "aye"}).events
 
 
 # --- hook names -------------------------------------------------------------------------
@@ -61,11 +61,11 @@ def trigger(service: Service, game: str) -> list[dict]:
 def test_a_misspelt_hook_is_refused_when_proposed(service: Service, code: str,
                                                   message: str) -> None:
     game = clockwork(service)
-    outcome = service.perform(game, "Ann", "propose", {"changes": [
+    outcome = service.commands.perform(game, "Ann", "propose", {"changes": [
         {"enact": {"title": "Typo", "text": "x", "code": code}}]})
     assert not outcome.accepted
     assert message in outcome.message
-    assert service.load(game).proposals == {}
+    assert service.reads.load(game).proposals == {}
 
 
 def test_helpers_hooks_and_declarations_are_accepted(service: Service) -> None:
@@ -74,7 +74,7 @@ def test_helpers_hooks_and_declarations_are_accepted(service: Service) -> None:
             "def query_anything(game, args):\n    return _helper(1)\n\n"
             "def transform_whatever(game, value, context):\n    return value\n\n"
             "def on_game_ended(game, event):\n    return []\n")
-    outcome = service.perform(game, "Ann", "propose", {"changes": [
+    outcome = service.commands.perform(game, "Ann", "propose", {"changes": [
         {"enact": {"title": "Fine", "text": "x", "code": code}}]})
     assert outcome.accepted, outcome.message
 
@@ -111,10 +111,12 @@ def test_a_rule_is_asked_only_about_the_events_it_reacts_to(service: Service) ->
           "def on_vote_cast(game, event):\n    return [std.notice('seen', event['player'])]\n"
           "\ndef on_proposal_submitted(game, event):\n"
           "    return [std.notice('seen', 'proposal')]\n")
-    submitted = service.perform(game, "Ann", "propose", {"label": "next", "changes": [
+    submitted = service.commands.perform(game, "Ann", "propose", {"label": "next", "changes": [
         {"enact": {"title": "Other", "text": "Another law."}}]}).events
-    by_ben = service.perform(game, "Ben", "vote", {"proposal": "next", "choice": "aye"}).events
-    by_cid = service.perform(game, "Cid", "vote", {"proposal": "next", "choice": "aye"}).events
+    by_ben = service.commands.perform(game, "Ben", "vote", {"proposal": "next",
+                                                            "choice": "aye"}).events
+    by_cid = service.commands.perform(game, "Cid", "vote", {"proposal": "next",
+                                                            "choice": "aye"}).events
 
     def seen(events: list[dict]) -> list[str]:
         return [e["payload"]["text"] for e in events if e["type"] == "notice"]
@@ -141,10 +143,10 @@ def test_reactions_to_events_queued_together_are_asked_in_one_request(
                   "    return [std.notice('cheer', str(i)) for i in range(3)]\n\n"
                   "def on_notice(game, event):\n"
                   "    return [std.notice('echo', event['text'])]\n")
-            before = service.host.calls
-            outcome = service.perform(game, "Ann", "cheer", {})
+            before = service.commands.host.calls
+            outcome = service.commands.perform(game, "Ann", "cheer", {})
             assert outcome.accepted, outcome.message
-            requests.append(service.host.calls - before)
+            requests.append(service.commands.host.calls - before)
             logs.append([(e["type"], e["payload"]) for e in outcome.events])
         finally:
             service.close()
@@ -168,7 +170,7 @@ def test_a_rule_is_asked_about_a_number_only_within_its_bounds(service: Service)
           "'amount': event['args']['by']}]\n")
 
     def marks(by: int) -> list[str]:
-        outcome = service.perform(game, "Ann", "score", {"by": by})
+        outcome = service.commands.perform(game, "Ann", "score", {"by": by})
         assert outcome.accepted, outcome.message
         return [e["payload"]["text"] for e in outcome.events if e["type"] == "notice"]
     assert marks(6) == []  # 6: not above 10
@@ -192,7 +194,7 @@ def test_a_malformed_reacts_to_is_refused_when_proposed(service: Service, declar
     game = clockwork(service)
     code = f"def reacts_to():\n    return {declared}\n\ndef on_vote_cast(game, event):\n" \
         "    return []\n"
-    outcome = service.perform(game, "Ann", "propose", {"changes": [
+    outcome = service.commands.perform(game, "Ann", "propose", {"changes": [
         {"enact": {"title": "Picky", "text": "x", "code": code}}]})
     assert not outcome.accepted
     assert message in outcome.message
@@ -263,8 +265,8 @@ def query_x(game, args):
 
 
 def test_a_game_keeps_its_std_version(service: Service) -> None:
-    state = service.create_game("equinomic", game_id="eq", start=START,
-                                players=["Anna", "Bruno"])
+    state = service.commands.create_game("equinomic", game_id="eq", start=START,
+                                         players=["Anna", "Bruno"])
     assert state.settings["std"] == std.CURRENT
     # A game asking for a version this Scriba does not have runs with version 1, the
     # version of every game created before std existed.
@@ -457,10 +459,10 @@ def test_api_lists_exactly_the_table_s_effects_with_their_fields() -> None:
 
 def test_events_without_a_version_are_version_1_and_read_unchanged(service: Service) -> None:
     game = clockwork(service)
-    log = service.log(game)
+    log = service.reads.log(game)
     assert all(event_version(e) == 1 and "v" not in e["payload"] for e in log)
     assert all(upgrade(e) is e for e in log)
-    assert fold(log).to_json() == service.load(game).to_json()
+    assert fold(log).to_json() == service.reads.load(game).to_json()
 
 
 def test_an_old_event_is_upgraded_when_read() -> None:
@@ -483,6 +485,6 @@ def test_hooks_for_one_action_are_accepted_for_any_action(service: Service) -> N
     code = ("def check_vote(game, command):\n    return None\n\n"
             "def check_not_declared_yet(game, command):\n    return None\n\n"
             "def on_action_set_alarm(game, event):\n    return []\n")
-    outcome = service.perform(game, "Ann", "propose", {"changes": [
+    outcome = service.commands.perform(game, "Ann", "propose", {"changes": [
         {"enact": {"title": "Fine", "text": "x", "code": code}}]})
     assert outcome.accepted, outcome.message

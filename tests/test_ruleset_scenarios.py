@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from scriba.rulesets import BUNDLED
+from scriba.service import Service
 from scriba.service.scenario import load_scenario, run_scenario
-from scriba.service.service import Service
 
 SCENARIOS = sorted(BUNDLED.glob("*/scenarios/*.yaml"))
 
@@ -21,8 +21,8 @@ def test_every_bundled_ruleset_has_scenarios() -> None:
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: f"{p.parent.parent.name}/{p.stem}")
 def test_scenario_passes_and_replays(path: Path, service: Service) -> None:
-    result = run_scenario(service, load_scenario(path))
+    result = run_scenario(service.commands, load_scenario(path))
     assert result.errors == []
-    live = service.load(result.game_id)
-    replayed = service.replay(result.game_id)
+    live = service.reads.load(result.game_id)
+    replayed = service.reads.replay(result.game_id)
     assert replayed.to_json() == live.to_json()

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from scriba.rulesets import list_rulesets, load_ruleset
-from scriba.service.service import Service
+from scriba.service import Service
 
 PLAYERS = ["Anna", "Bruno", "Carla", "Dario"]
 WORDS = ["", "x", "12345", "Spartaco", "-3", "sì"]
@@ -31,8 +31,8 @@ def _value(rng: random.Random, type_: str, state, action: dict) -> object:
 
 
 def _command(rng: random.Random, service: Service, game: str):
-    state = service.load(game)
-    actions = service.engine.declarations(state).actions
+    state = service.reads.load(game)
+    actions = service.commands.engine.declarations(state).actions
     name = rng.choice(sorted(actions))
     action = actions[name]
     params = dict(action.get("params") or {})
@@ -52,29 +52,30 @@ def test_random_commands_never_break_a_ruleset(ruleset: str, make_service) -> No
     try:
         spec = load_ruleset(ruleset)
         players = None if spec.initial.get("players") else PLAYERS
-        probe = service.create_game(ruleset, game_id="probe", players=players)
-        declared = service.engine.declarations(probe).offices
-        state = service.create_game(ruleset, game_id="fuzz", start="2026-03-01T10:00:00Z",
-                                    players=players, offices={o: "Anna" for o in declared})
+        probe = service.commands.create_game(ruleset, game_id="probe", players=players)
+        declared = service.commands.engine.declarations(probe).offices
+        state = service.commands.create_game(ruleset, game_id="fuzz", start="2026-03-01T10:00:00Z",
+                                             players=players, offices={o: "Anna" for o in declared})
         for _ in range(150):
             if rng.random() < 0.1:
-                service.advance(state.game_id, by=rng.choice([3600, 86400, 8 * 86400]))
+                service.commands.advance(state.game_id, by=rng.choice([3600, 86400, 8 * 86400]))
                 continue
             who, name, args = _command(rng, service, state.game_id)
             # Whoever may do it does it (the player whose turn it is, an officer...): the
             # others' attempts are refused on the way, which is input worth fuzzing too.
             candidates = [who] + rng.sample(PLAYERS, len(PLAYERS))
             for actor in candidates[:3]:
-                outcome = service.perform(state.game_id, actor, name, args)
+                outcome = service.commands.perform(state.game_id, actor, name, args)
                 assert outcome.accepted or outcome.message
                 if outcome.accepted:
                     break
-        log = service.log(state.game_id)
+        log = service.reads.log(state.game_id)
         internal = [e["payload"]["message"] for e in log if e["type"] == "command_refused"
                     and e["payload"]["reason"] == "internal_error"]
         assert internal == []
         aborted = [e["payload"] for e in log if e["type"] == "rule_code_aborted"]
         assert aborted == []  # bad input is refused by checks, never crashes a rule's code
-        assert service.replay(state.game_id).to_json() == service.load(state.game_id).to_json()
+        reads = service.reads
+        assert reads.replay(state.game_id).to_json() == reads.load(state.game_id).to_json()
     finally:
         service.close()

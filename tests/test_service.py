@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from scriba.rulesets import load_ruleset
+from scriba.service import Service
 from scriba.service.scenario import ScenarioError, load_scenario
-from scriba.service.service import Service
 
 FIXTURES = Path(__file__).parent / "fixtures"
 START = "2026-03-01T10:00:00Z"
@@ -20,16 +20,17 @@ START = "2026-03-01T10:00:00Z"
 
 def clockwork(service: Service, players=("Ann", "Ben", "Cid")) -> str:
     ruleset = load_ruleset("clockwork", root=FIXTURES)
-    return service.create_game(ruleset, game_id="cw", start=START, players=list(players)).game_id
+    return service.commands.create_game(ruleset, game_id="cw", start=START,
+                                        players=list(players)).game_id
 
 
 def equinomic(service: Service) -> str:
-    return service.create_game("equinomic", game_id="eq", start=START,
-                               players=["Anna", "Bruno", "Carla"]).game_id
+    return service.commands.create_game("equinomic", game_id="eq", start=START,
+                                        players=["Anna", "Bruno", "Carla"]).game_id
 
 
 def assert_replay_equal(service: Service, game: str) -> None:
-    assert service.replay(game).to_json() == service.load(game).to_json()
+    assert service.reads.replay(game).to_json() == service.reads.load(game).to_json()
 
 
 ENACT = {"enact": {"title": "T", "text": "A harmless rule."}}
@@ -37,14 +38,14 @@ ENACT = {"enact": {"title": "T", "text": "A harmless rule."}}
 
 def test_command_by_a_non_player_is_refused_and_recorded(service):
     game = equinomic(service)
-    before = service.load(game).to_json()
-    outcome = service.perform(game, "Zoe", "propose", {"changes": [ENACT]})
+    before = service.reads.load(game).to_json()
+    outcome = service.commands.perform(game, "Zoe", "propose", {"changes": [ENACT]})
     assert not outcome.accepted
     assert outcome.message == "Zoe non è un giocatore di questa partita."
-    log = service.log(game)
+    log = service.reads.log(game)
     assert log[-1]["type"] == "command_refused" and log[-1]["payload"]["message"] == outcome.message
-    assert '"Zoe"' in service.store.inbound(game)[-1]["raw"]
-    after = service.load(game)
+    assert '"Zoe"' in service.commands.store.inbound(game)[-1]["raw"]
+    after = service.reads.load(game)
     assert {k: v for k, v in after.to_dict().items() if k not in ("seq", "time")} == \
         {k: v for k, v in __import__("json").loads(before).items() if k not in ("seq", "time")}
     assert_replay_equal(service, game)
@@ -52,12 +53,13 @@ def test_command_by_a_non_player_is_refused_and_recorded(service):
 
 def test_vote_on_unknown_and_on_closed_proposal(service):
     game = clockwork(service)
-    unknown = service.perform(game, "Ann", "vote", {"proposal": "nope", "choice": "aye"})
+    unknown = service.commands.perform(game, "Ann", "vote", {"proposal": "nope", "choice": "aye"})
     assert unknown.message == "There is no proposal nope."
-    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [ENACT]})
-    service.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
-    assert service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"}).accepted
-    closed = service.perform(game, "Cid", "vote", {"proposal": "p1", "choice": "nay"})
+    service.commands.perform(game, "Ann", "propose", {"label": "p1", "changes": [ENACT]})
+    service.commands.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
+    assert service.commands.perform(game, "Ben", "vote", {"proposal": "p1",
+                                                          "choice": "aye"}).accepted
+    closed = service.commands.perform(game, "Cid", "vote", {"proposal": "p1", "choice": "nay"})
     assert not closed.accepted
     assert closed.message == "Proposal p1 is closed (adopted): no more votes."
     assert_replay_equal(service, game)
@@ -65,24 +67,25 @@ def test_vote_on_unknown_and_on_closed_proposal(service):
 
 def test_second_vote_where_the_rules_forbid_it(service):
     game = clockwork(service, players=("Ann", "Ben", "Cid", "Dan"))
-    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [ENACT]})
-    assert service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "nay"}).accepted
-    again = service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
+    service.commands.perform(game, "Ann", "propose", {"label": "p1", "changes": [ENACT]})
+    assert service.commands.perform(game, "Ben", "vote", {"proposal": "p1",
+                                                          "choice": "nay"}).accepted
+    again = service.commands.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
     assert again.message == "You have already voted on this proposal."
-    assert service.load(game).proposals["1"]["votes"]["Ben"]["choice"] == "against"
+    assert service.reads.load(game).proposals["1"]["votes"]["Ben"]["choice"] == "against"
 
 
 def test_unclear_vote_word_is_refused(service):
     game = clockwork(service)
-    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [ENACT]})
-    outcome = service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "maybe"})
+    service.commands.perform(game, "Ann", "propose", {"label": "p1", "changes": [ENACT]})
+    outcome = service.commands.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "maybe"})
     assert outcome.message == ("'maybe' is not a vote; write one of: aye, nay, for, against, "
                                "abstain.")
 
 
 def test_action_the_rules_do_not_declare(service):
     game = equinomic(service)
-    outcome = service.perform(game, "Anna", "fly", {})
+    outcome = service.commands.perform(game, "Anna", "fly", {})
     assert not outcome.accepted
     assert outcome.message.startswith("Non esiste l'azione 'fly' nelle regole in vigore")
     assert "propose" in outcome.message
@@ -92,19 +95,19 @@ def test_code_that_does_not_compile_is_refused_when_proposed(service):
     game = clockwork(service)
     bad = {"enact": {"title": "Broken", "text": "x", "code": "def on_vote_cast(game, e):\n"
                      "    return [\n\ndef f(:\n"}}
-    outcome = service.perform(game, "Ann", "propose", {"changes": [bad]})
+    outcome = service.commands.perform(game, "Ann", "propose", {"changes": [bad]})
     assert not outcome.accepted
     assert "does not compile" in outcome.message and "rule.star:4" in outcome.message
-    assert service.load(game).proposals == {}
+    assert service.reads.load(game).proposals == {}
 
 
 def test_code_that_exhausts_memory_when_compiled_is_refused(sandbox_service):
     service = sandbox_service
     game = clockwork(service)
     hungry = {"enact": {"title": "Hungry", "text": "x", "code": "X = 'x' * 2000000000\n"}}
-    outcome = service.perform(game, "Ann", "propose", {"changes": [hungry]})
+    outcome = service.commands.perform(game, "Ann", "propose", {"changes": [hungry]})
     assert not outcome.accepted and "memory limit exceeded" in outcome.message
-    assert service.perform(game, "Ann", "propose", {"changes": [ENACT]}).accepted
+    assert service.commands.perform(game, "Ann", "propose", {"changes": [ENACT]}).accepted
 
 
 @pytest.mark.parametrize("body, reason", [
@@ -119,43 +122,43 @@ def test_misbehaving_rule_code_is_recorded_and_the_game_goes_on(request, body, r
     service = request.getfixturevalue("sandbox_service" if reason == "memory" else "service")
     game = clockwork(service)
     code = "def on_vote_cast(game, event):\n" + body
-    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [
+    service.commands.perform(game, "Ann", "propose", {"label": "p1", "changes": [
         {"enact": {"title": "Trouble", "text": "Reacts to votes.", "code": code}}]})
-    service.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
-    service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
-    assert service.load(game).rules["3"]["in_force"]
-    service.perform(game, "Ann", "propose", {"label": "p2", "changes": [ENACT]})
-    outcome = service.perform(game, "Ben", "vote", {"proposal": "p2", "choice": "aye"})
+    service.commands.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
+    service.commands.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
+    assert service.reads.load(game).rules["3"]["in_force"]
+    service.commands.perform(game, "Ann", "propose", {"label": "p2", "changes": [ENACT]})
+    outcome = service.commands.perform(game, "Ben", "vote", {"proposal": "p2", "choice": "aye"})
     assert outcome.accepted
     aborted = [e for e in outcome.events if e["type"] == "rule_code_aborted"]
     assert aborted and aborted[0]["payload"]["rule"] == "3"
     assert reason in aborted[0]["payload"]["reason"]
-    assert service.load(game).proposals["2"]["votes"]["Ben"]["choice"] == "for"
+    assert service.reads.load(game).proposals["2"]["votes"]["Ben"]["choice"] == "for"
     assert_replay_equal(service, game)
 
 
 def test_timers_fire_once_in_order_after_downtime(service):
     game = clockwork(service)
-    service.perform(game, "Ann", "set_alarm", {"label": "late", "after": 7200})
-    service.perform(game, "Ben", "set_alarm", {"label": "early", "after": 3600})
-    service.advance(game, to="2026-03-04T13:00:00Z")  # three days of downtime
-    rung = service.load(game).vars["rung"]
+    service.commands.perform(game, "Ann", "set_alarm", {"label": "late", "after": 7200})
+    service.commands.perform(game, "Ben", "set_alarm", {"label": "early", "after": 3600})
+    service.commands.advance(game, to="2026-03-04T13:00:00Z")  # three days of downtime
+    rung = service.reads.load(game).vars["rung"]
     assert rung == [
         "early@2026-03-01T11:00:00Z", "late@2026-03-01T12:00:00Z",
         "bell@2026-03-01T22:00:00Z", "bell@2026-03-02T22:00:00Z", "bell@2026-03-03T22:00:00Z",
     ]
-    service.advance(game, to="2026-03-04T13:00:00Z")
-    service.perform(game, "Ann", "propose", {"changes": [ENACT]})
-    assert service.load(game).vars["rung"] == rung  # nothing fires twice
+    service.commands.advance(game, to="2026-03-04T13:00:00Z")
+    service.commands.perform(game, "Ann", "propose", {"changes": [ENACT]})
+    assert service.reads.load(game).vars["rung"] == rung  # nothing fires twice
     assert_replay_equal(service, game)
 
 
 def test_due_timers_fire_before_a_command_in_a_real_clock_game(service):
     ruleset = load_ruleset("clockwork", root=FIXTURES)
-    state = service.create_game(ruleset, game_id="rt", start="2025-11-01T00:00:00Z",
-                                players=["Ann", "Ben"], clock="real")
-    service.perform(state.game_id, "Ann", "set_alarm", {"label": "a", "after": 60})
-    rung = service.load(state.game_id).vars["rung"]
+    state = service.commands.create_game(ruleset, game_id="rt", start="2025-11-01T00:00:00Z",
+                                         players=["Ann", "Ben"], clock="real")
+    service.commands.perform(state.game_id, "Ann", "set_alarm", {"label": "a", "after": 60})
+    rung = service.reads.load(state.game_id).vars["rung"]
     assert rung[0].startswith("bell@2025-11-01T12:00:00Z")
     assert len(rung) > 300  # a year of daily bells, each exactly once
     assert len(rung) == len(set(rung))
@@ -166,35 +169,36 @@ def test_loading_from_a_snapshot_equals_replay(tmp_path, make_service):
     first = make_service(url, snapshot_every=10)
     game = clockwork(first)
     for i in range(30):
-        first.perform(game, "Ann", "set_alarm", {"label": f"a{i}", "after": 60 * (i + 1)})
-    first.advance(game, by=86400)
+        first.commands.perform(game, "Ann", "set_alarm", {"label": f"a{i}", "after": 60 * (i + 1)})
+    first.commands.advance(game, by=86400)
     first.close()
     second = make_service(url)
-    assert second.store.latest_snapshot(game) is not None
-    assert second.load(game).to_json() == second.replay(game).to_json()
+    assert second.commands.store.latest_snapshot(game) is not None
+    assert second.reads.load(game).to_json() == second.reads.replay(game).to_json()
     second.close()
 
 
 def test_export_then_import_reproduces_the_game(service):
     game = equinomic(service)
-    service.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]})
-    service.perform(game, "Bruno", "vote", {"proposal": "p1", "choice": "favorevole"})
-    lines = list(service.export_game(game))
-    copy = service.import_game(lines, game_id="eq-copy")
-    original = service.load(game).to_dict()
+    service.commands.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]})
+    service.commands.perform(game, "Bruno", "vote", {"proposal": "p1", "choice": "favorevole"})
+    lines = list(service.commands.export_game(game))
+    copy = service.commands.import_game(lines, game_id="eq-copy")
+    original = service.reads.load(game).to_dict()
     assert {**copy.to_dict(), "game_id": game, "name": original["name"]} == original
     with pytest.raises(ValueError, match="missing or out of order"):
-        service.import_game(lines[:3] + lines[4:], game_id="broken")
+        service.commands.import_game(lines[:3] + lines[4:], game_id="broken")
 
 
 def test_ruleset_at_a_past_point(service):
     game = clockwork(service)
-    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [{"repeal": {"rule": "2"}}]})
-    before = service.load(game).seq
-    service.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
-    service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
-    assert not service.load(game).rules["2"]["in_force"]
-    assert service.replay(game, upto_seq=before).rules["2"]["in_force"]
+    service.commands.perform(game, "Ann", "propose", {"label": "p1",
+                                                      "changes": [{"repeal": {"rule": "2"}}]})
+    before = service.reads.load(game).seq
+    service.commands.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
+    service.commands.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
+    assert not service.reads.load(game).rules["2"]["in_force"]
+    assert service.reads.replay(game, upto_seq=before).rules["2"]["in_force"]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -216,13 +220,13 @@ def test_worker_killed_during_a_command_never_half_applies(sandbox_service):
     slow = ("def on_vote_cast(game, event):\n    n = 0\n    for i in range(60000000):\n"
             "        n += 1\n    return [{'effect': 'add_var', 'player': event['player'],"
             " 'name': 'points', 'amount': 1}]\n")
-    service.perform(game, "Ann", "propose", {"label": "p1", "changes": [
+    service.commands.perform(game, "Ann", "propose", {"label": "p1", "changes": [
         {"enact": {"title": "Slow", "text": "Counts slowly.", "code": slow}}]})
-    service.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
-    service.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
-    service.host.budget = 10**7  # let the slow rule run long enough to be killed mid-call
-    service.perform(game, "Ann", "propose", {"label": "p2", "changes": [ENACT]})
-    victims = service.host.pool.pids()
+    service.commands.perform(game, "Ann", "vote", {"proposal": "p1", "choice": "aye"})
+    service.commands.perform(game, "Ben", "vote", {"proposal": "p1", "choice": "aye"})
+    service.commands.host.budget = 10**7  # let the slow rule run long enough to be killed mid-call
+    service.commands.perform(game, "Ann", "propose", {"label": "p2", "changes": [ENACT]})
+    victims = service.commands.host.pool.pids()
 
     def kill_soon() -> None:
         time.sleep(0.3)
@@ -231,13 +235,13 @@ def test_worker_killed_during_a_command_never_half_applies(sandbox_service):
 
     killer = threading.Thread(target=kill_soon)
     killer.start()
-    outcome = service.perform(game, "Cid", "vote", {"proposal": "p2", "choice": "aye"})
+    outcome = service.commands.perform(game, "Cid", "vote", {"proposal": "p2", "choice": "aye"})
     killer.join()
     assert outcome.accepted
-    state = service.load(game)
+    state = service.reads.load(game)
     assert state.players["Cid"]["vars"]["points"] == 1  # the retried call counted once
     assert [e["type"] for e in outcome.events].count("vote_cast") == 1
-    assert service.host.pool.respawns >= 1
+    assert service.commands.host.pool.respawns >= 1
     assert_replay_equal(service, game)
 
 
@@ -248,7 +252,7 @@ def test_worker_killed_during_a_command_never_half_applies(sandbox_service):
 ])
 def test_malformed_rule_changes_are_refused_not_crashed(service, change):
     game = clockwork(service)
-    outcome = service.perform(game, "Ann", "propose", {"changes": [change]})
+    outcome = service.commands.perform(game, "Ann", "propose", {"changes": [change]})
     assert not outcome.accepted and outcome.message.startswith("A rule change must look like")
 
 
@@ -259,11 +263,11 @@ def test_a_fault_in_scriba_itself_refuses_the_command_and_keeps_the_input(servic
     def broken(*args, **kwargs):
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(service.engine, "handle", broken)
-    outcome = service.perform(game, "Anna", "pass", {})
+    monkeypatch.setattr(service.commands.engine, "handle", broken)
+    outcome = service.commands.perform(game, "Anna", "pass", {})
     assert not outcome.accepted
     assert outcome.message.startswith("Scriba ha avuto un errore con questo comando")
-    assert service.log(game)[-1]["payload"]["reason"] == "internal_error"
-    assert service.store.inbound(game)[-1]["status"] == "refused"
+    assert service.reads.log(game)[-1]["payload"]["reason"] == "internal_error"
+    assert service.commands.store.inbound(game)[-1]["status"] == "refused"
     monkeypatch.undo()
-    assert service.perform(game, "Anna", "pass", {}).accepted  # the game goes on
+    assert service.commands.perform(game, "Anna", "pass", {}).accepted  # the game goes on

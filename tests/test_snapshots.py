@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import time
 
-from scriba.service import snapshots
-from scriba.service.service import Service
+from scriba.service import Service, snapshots
 
 START = "2026-01-01T00:00:00Z"
 
 
 def _game(service: Service) -> str:
-    game = service.create_game("equinomic", game_id="s", start=START,
-                               players=["Anna", "Bruno", "Carla"]).game_id
-    author = service.load(game).vars["turn"]
-    assert service.perform(game, author, "propose", {"changes": [
+    game = service.commands.create_game("equinomic", game_id="s", start=START,
+                                        players=["Anna", "Bruno", "Carla"]).game_id
+    author = service.reads.load(game).vars["turn"]
+    assert service.commands.perform(game, author, "propose", {"changes": [
         {"enact": {"title": "Cortesia", "text": "Si saluta."}}]}).accepted
     return game
 
@@ -25,12 +24,12 @@ def test_a_snapshot_waits_for_a_quiet_moment(tmp_path, make_service, monkeypatch
     service = make_service(f"sqlite:///{tmp_path / 'g.db'}", snapshot_every=3)
     try:
         game = _game(service)  # more than 3 events: a snapshot is due
-        assert service.store.latest_snapshot(game) is None  # the game was just played
+        assert service.commands.store.latest_snapshot(game) is None  # the game was just played
         deadline = time.monotonic() + 30
-        while service.store.latest_snapshot(game) is None and time.monotonic() < deadline:
+        while service.commands.store.latest_snapshot(game) is None and time.monotonic() < deadline:
             time.sleep(0.1)
-        snapshot = service.store.latest_snapshot(game)
-        assert snapshot is not None and snapshot[0] == service.load(game).seq
+        snapshot = service.commands.store.latest_snapshot(game)
+        assert snapshot is not None and snapshot[0] == service.reads.load(game).seq
     finally:
         service.close()
 
@@ -40,11 +39,11 @@ def test_closing_writes_the_snapshots_still_due(tmp_path, make_service, monkeypa
     url = f"sqlite:///{tmp_path / 'g.db'}"
     service = make_service(url, snapshot_every=3)
     game = _game(service)
-    seq = service.load(game).seq
+    seq = service.reads.load(game).seq
     service.close()
     reader = make_service(url)
     try:
-        assert reader.store.latest_snapshot(game)[0] == seq
-        assert reader.load(game).to_json() == reader.replay(game).to_json()
+        assert reader.commands.store.latest_snapshot(game)[0] == seq
+        assert reader.reads.load(game).to_json() == reader.reads.replay(game).to_json()
     finally:
         reader.close()

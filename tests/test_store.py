@@ -20,30 +20,31 @@ def db_url(request, tmp_path):
 def test_a_scenario_runs_and_replays_on_each_database(db_url, request, make_service):
     service = make_service(db_url, snapshot_every=5)
     scenario = load_scenario(BUNDLED / "equinomic" / "scenarios" / "basic.yaml")
-    result = run_scenario(service, scenario, game_id=f"basic-{request.node.callspec.id}")
+    result = run_scenario(service.commands, scenario, game_id=f"basic-{request.node.callspec.id}")
     assert result.errors == []
     service.close()
     reader = make_service(db_url)  # a new process would start like this: snapshot + later events
     game = result.game_id
-    assert reader.load(game).to_json() == reader.replay(game).to_json()
-    assert reader.store.latest_snapshot(game) is not None
-    assert {g["id"] for g in reader.games()} >= {game}
+    assert reader.reads.load(game).to_json() == reader.reads.replay(game).to_json()
+    assert reader.commands.store.latest_snapshot(game) is not None
+    assert {g["id"] for g in reader.reads.games()} >= {game}
     reader.close()
 
 
 def test_two_writers_never_lose_an_event(db_url, request, make_service):
     game = f"race-{request.node.callspec.id}"
     first, second = make_service(db_url), make_service(db_url)
-    first.create_game("equinomic", game_id=game, start="2026-03-01T10:00:00Z",
-                      players=["Anna", "Bruno", "Carla"])
-    second.load(game)  # second caches the state, then first moves on
-    first.perform(game, "Anna", "propose", {"label": "p1", "changes": [
+    first.commands.create_game("equinomic", game_id=game, start="2026-03-01T10:00:00Z",
+                               players=["Anna", "Bruno", "Carla"])
+    second.reads.load(game)  # second caches the state, then first moves on
+    first.commands.perform(game, "Anna", "propose", {"label": "p1", "changes": [
         {"enact": {"title": "X", "text": "x"}}]})
-    outcome = second.perform(game, "Bruno", "vote", {"proposal": "p1", "choice": "favorevole"})
+    outcome = second.commands.perform(game, "Bruno", "vote", {"proposal": "p1",
+                                                              "choice": "favorevole"})
     assert outcome.accepted
-    log = second.log(game)
+    log = second.reads.log(game)
     assert [e["seq"] for e in log] == list(range(1, len(log) + 1))
-    assert first.load(game).to_json() == second.load(game).to_json()
+    assert first.reads.load(game).to_json() == second.reads.load(game).to_json()
     first.close()
     second.close()
 

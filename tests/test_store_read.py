@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scriba.service.service import Service
+from scriba.service import open_service
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -15,20 +15,20 @@ def db_url(request, tmp_path):
 
 
 def test_a_log_longer_than_a_decode_batch_reads_back_as_written(db_url, request):
-    service = Service(db_url)
+    service = open_service(db_url)
     game = f"long-{request.node.callspec.id}"
-    service.create_game("equinomic", game_id=game, start="2026-01-01T00:00:00Z",
-                        players=["Anna", "Bruno"])
-    first = service.store.count_events(game) + 1
+    service.commands.create_game("equinomic", game_id=game, start="2026-01-01T00:00:00Z",
+                                 players=["Anna", "Bruno"])
+    first = service.commands.store.count_events(game) + 1
     written = [{"seq": first + i, "type": "notice", "time": "2026-01-02T00:00:00Z",
                 "actor": None if i % 2 else "Anna",
                 "payload": {"text": f"Nota {i}: perché «sì» — 🎲", "n": i,
                             "nested": {"list": [i, None, True, 1.5], "empty": {}}}}
                for i in range(5000)]
-    service.store.append(game, written)
-    read = service.store.events(game)
+    service.commands.store.append(game, written)
+    read = service.commands.store.events(game)
     assert read[first - 1:] == written
-    assert service.store.events(game, after=first + 4094, upto=first + 4097) == \
+    assert service.commands.store.events(game, after=first + 4094, upto=first + 4097) == \
         written[4095:4098]
-    assert service.replay(game).to_json() == service.load(game).to_json()
+    assert service.reads.replay(game).to_json() == service.reads.load(game).to_json()
     service.close()

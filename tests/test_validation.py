@@ -10,21 +10,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scriba.service import validation
+from scriba.service import Service, validation
 from scriba.service.errors import GameExists, InvalidInput
-from scriba.service.service import Service
 
 START = "2026-03-01T10:00:00Z"
 ENACT = {"enact": {"title": "Saluti", "text": "Ogni giocatore saluta."}}
 
 
 def equinomic(service: Service, game: str = "eq") -> str:
-    return service.create_game("equinomic", game_id=game, start=START,
-                               players=["Anna", "Bruno", "Carla"]).game_id
+    return service.commands.create_game("equinomic", game_id=game, start=START,
+                                        players=["Anna", "Bruno", "Carla"]).game_id
 
 
 def assert_replay_equal(service: Service, game: str) -> None:
-    assert service.replay(game).to_json() == service.load(game).to_json()
+    assert service.reads.replay(game).to_json() == service.reads.load(game).to_json()
 
 
 # --- names ----------------------------------------------------------------------------
@@ -33,16 +32,17 @@ def test_a_name_with_an_undecodable_byte_is_refused_and_the_game_still_works(ser
     # What Python makes of `scriba player add eq1 $'Ren\xe9'`: a lone surrogate.
     game = equinomic(service)
     with pytest.raises(InvalidInput, match="UTF-8"):
-        service.add_player(game, "Ren\udce9")
+        service.commands.add_player(game, "Ren\udce9")
     with pytest.raises(InvalidInput, match="UTF-8"):
-        service.add_player(game, b"Ren\xe9")  # type: ignore[arg-type]
-    assert "Ren\udce9" not in service.load(game).players
+        service.commands.add_player(game, b"Ren\xe9")  # type: ignore[arg-type]
+    assert "Ren\udce9" not in service.reads.load(game).players
     # the rules are still enforced: only the author's turn, status answers, export works
-    assert service.perform(game, "Anna", "propose", {"label": "p1", "changes": [ENACT]}).accepted
-    assert not service.perform(game, "Anna", "propose",
+    assert service.commands.perform(game, "Anna", "propose", {"label": "p1",
+                                                              "changes": [ENACT]}).accepted
+    assert not service.commands.perform(game, "Anna", "propose",
                                {"label": "p2", "changes": [ENACT]}).accepted
-    assert service.query(game, "status") is not None
-    assert len(list(service.export_game(game))) == service.load(game).seq
+    assert service.reads.query(game, "status") is not None
+    assert len(list(service.commands.export_game(game))) == service.reads.load(game).seq
     assert_replay_equal(service, game)
 
 
@@ -55,8 +55,8 @@ def test_a_name_with_an_undecodable_byte_is_refused_and_the_game_still_works(ser
 def test_bad_names_are_refused_in_the_games_language(service, name, message):
     game = equinomic(service)
     with pytest.raises(InvalidInput, match=re.escape(message)):
-        service.add_player(game, name)
-    assert set(service.load(game).players) == {"Anna", "Bruno", "Carla"}
+        service.commands.add_player(game, name)
+    assert set(service.reads.load(game).players) == {"Anna", "Bruno", "Carla"}
 
 
 @pytest.mark.parametrize("name", ["\u0410nna", "ANNA", "anna", "\u0412runo", "Carl\u0430",
@@ -65,32 +65,32 @@ def test_look_alike_names_are_refused(service, name):
     # Cyrillic А, В, а, о; Greek Α; another case; a capital I for an l
     game = equinomic(service)
     with pytest.raises(InvalidInput, match="somiglia"):
-        service.add_player(game, name)
+        service.commands.add_player(game, name)
 
 
 def test_names_are_stored_in_nfc(service):
     game = equinomic(service)
-    assert service.add_player(game, "Rene\u0301").accepted
-    assert "Ren\u00e9" in service.load(game).players
+    assert service.commands.add_player(game, "Rene\u0301").accepted
+    assert "Ren\u00e9" in service.reads.load(game).players
     with pytest.raises(InvalidInput, match="somiglia"):
-        service.add_player(game, "R\u0435n\u00e9")  # a Cyrillic е
+        service.commands.add_player(game, "R\u0435n\u00e9")  # a Cyrillic е
 
 
 def test_markup_names_are_stored_as_text(service):
     game = equinomic(service)
     for name in ("[/red]", "[white]Dora[/]"):
-        assert service.add_player(game, name).accepted
-    assert "[/red]" in service.load(game).players
+        assert service.commands.add_player(game, name).accepted
+    assert "[/red]" in service.reads.load(game).players
     assert_replay_equal(service, game)
 
 
 def test_initial_players_are_checked_against_each_other(service):
     with pytest.raises(InvalidInput, match="somiglia"):
-        service.create_game("equinomic", game_id="eq", start=START,
-                            players=["Anna", "\u0410nna"])
+        service.commands.create_game("equinomic", game_id="eq", start=START,
+                                     players=["Anna", "\u0410nna"])
     with pytest.raises(InvalidInput, match="vuoto"):
-        service.create_game("equinomic", game_id="eq", start=START, players=["Anna", " "])
-    assert service.games() == []
+        service.commands.create_game("equinomic", game_id="eq", start=START, players=["Anna", " "])
+    assert service.reads.games() == []
 
 
 # --- game ids, commands, sizes ----------------------------------------------------------
@@ -98,7 +98,7 @@ def test_initial_players_are_checked_against_each_other(service):
 @pytest.mark.parametrize("game_id", ["../etc", "a b", "", "x" * 65, "-x", "é", "a/b"])
 def test_game_ids_are_safe_slugs(service, game_id):
     with pytest.raises(InvalidInput):
-        service.create_game("equinomic", game_id=game_id, start=START)
+        service.commands.create_game("equinomic", game_id=game_id, start=START)
 
 
 def test_a_duplicate_game_id_is_game_exists(service):
@@ -109,7 +109,7 @@ def test_a_duplicate_game_id_is_game_exists(service):
 
 def test_argument_values_are_checked_and_nothing_is_recorded(service):
     game = equinomic(service)
-    seq = service.load(game).seq
+    seq = service.reads.load(game).seq
     deep: object = "x"
     for _ in range(200):
         deep = [deep]
@@ -127,11 +127,11 @@ def test_argument_values_are_checked_and_nothing_is_recorded(service):
     ]
     for args in bad_args:
         with pytest.raises(InvalidInput):
-            service.perform(game, "Anna", "propose", args)
+            service.commands.perform(game, "Anna", "propose", args)
     with pytest.raises(InvalidInput):
-        service.perform(game, "Anna\u200b", "propose", {"changes": [ENACT]})
-    assert service.load(game).seq == seq
-    assert service.store.inbound(game) == []
+        service.commands.perform(game, "Anna\u200b", "propose", {"changes": [ENACT]})
+    assert service.reads.load(game).seq == seq
+    assert service.commands.store.inbound(game) == []
 
 
 def test_a_one_megabyte_title_is_refused():
@@ -164,27 +164,27 @@ VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), HOSTILE
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(st.tuples(st.sampled_from(["join", "propose", "vote", "other"]),
                                 HOSTILE, VALUES), min_size=1, max_size=6))
-def test_hostile_input_is_refused_clearly_or_stored_harmlessly(steps):
-    service = Service("sqlite://")
+def test_hostile_input_is_refused_clearly_or_stored_harmlessly(make_service, steps):
+    service = make_service("sqlite://")  # rule code in-process: no sandbox per example
     try:
         game = equinomic(service, "prop")
         for kind, text_value, value in steps:
             try:
                 if kind == "join":
-                    service.add_player(game, text_value)
+                    service.commands.add_player(game, text_value)
                 elif kind == "propose":
-                    service.perform(game, "Anna", "propose",
-                                    {"label": text_value, "title": value,
+                    service.commands.perform(game, "Anna", "propose",
+                                             {"label": text_value, "title": value,
                                      "changes": [{"enact": {"title": text_value,
                                                             "text": "t"}}]})
                 elif kind == "vote":
-                    service.perform(game, text_value, "vote",
-                                    {"proposal": value, "choice": text_value})
+                    service.commands.perform(game, text_value, "vote",
+                                             {"proposal": value, "choice": text_value})
                 else:
-                    service.perform(game, "Bruno", text_value, {"x": value})
+                    service.commands.perform(game, "Bruno", text_value, {"x": value})
             except InvalidInput as refusal:
                 assert str(refusal) and "Traceback" not in str(refusal)
-        state = service.load(game)
+        state = service.reads.load(game)
         # every stored string is valid, NFC, and names have no control characters
         json.dumps(state.to_dict(), ensure_ascii=False).encode("utf-8")
         for name in state.players:
@@ -192,9 +192,9 @@ def test_hostile_input_is_refused_clearly_or_stored_harmlessly(steps):
         players = list(state.players)
         assert all(validation.look_alike(p, players) is None for p in players)
         # the game still enforces its rules: a non-player is refused, status answers
-        assert not service.perform(game, "Nobody-at-all", "propose",
-                                   {"changes": [ENACT]}).accepted
-        assert service.query(game, "status") is not None
+        assert not service.commands.perform(game, "Nobody-at-all", "propose",
+                                            {"changes": [ENACT]}).accepted
+        assert service.reads.query(game, "status") is not None
         assert_replay_equal(service, game)
     finally:
         service.close()

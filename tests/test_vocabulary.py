@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from scriba.rulesets import RulesetError, list_rulesets, load_ruleset
+from scriba.service import Service, open_service
 from scriba.service.narrate import narrate_event
-from scriba.service.service import Service
 from scriba.web.publish import Publisher
 
 START = "2026-04-01T09:00:00Z"
@@ -24,15 +24,15 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "scriba"
 
 @pytest.fixture(scope="module")
 def svc() -> Iterator[Service]:
-    service = Service("sqlite://")
+    service = open_service("sqlite://")
     yield service
     service.close()
 
 
 def _start(svc: Service, ruleset: str, game_id: str, **kw) -> str:
     offices = {"GM": "Max"} if ruleset == "anderwelt" else None  # its rules need a GM
-    svc.create_game(ruleset if "rules" not in kw else kw.pop("rules"), game_id=game_id,
-                    players=["Anna", "Bert", "Cora"], offices=offices, start=START, **kw)
+    svc.commands.create_game(ruleset if "rules" not in kw else kw.pop("rules"), game_id=game_id,
+                             players=["Anna", "Bert", "Cora"], offices=offices, start=START, **kw)
     return game_id
 
 
@@ -47,9 +47,9 @@ def test_every_bundled_ruleset_declares_its_period_and_score_and_they_are_shown(
     declared = BUNDLED[ruleset].vocabulary
     assert set(declared) == {"period", "score"}, f"{ruleset}: declare period and score"
     game = _start(svc, ruleset, f"v-{ruleset}")
-    state = svc.load(game)
-    words = svc.words(game)
-    status, summary = svc.status(game), svc.summary(game)
+    state = svc.reads.load(game)
+    words = svc.reads.words(game)
+    status, summary = svc.reads.status(game), svc.reads.summary(game)
     # Each name is a variable the game really has.
     assert declared["period"] == [] or declared["period"][0] in state.vars
     for name in declared["score"]:
@@ -80,11 +80,11 @@ def test_every_bundled_ruleset_declares_its_period_and_score_and_they_are_shown(
 
 def test_each_periods_report_ends_with_the_score(svc: Service, tmp_path: Path) -> None:
     game = _start(svc, "equinomic", "v-report")
-    assert svc.perform(game, "Anna", "propose", {"changes": [
+    assert svc.commands.perform(game, "Anna", "propose", {"changes": [
         {"enact": {"title": "Musica", "text": "Si gioca con la musica."}}]}).accepted
     for voter in ("Bert", "Cora"):
-        assert svc.perform(game, voter, "vote", {"proposal": "1", "choice": "sì"}).accepted
-    anna = next(r for r in svc.period_reports(game) if r["title"] == "Turno di Anna")
+        assert svc.commands.perform(game, voter, "vote", {"proposal": "1", "choice": "sì"}).accepted
+    anna = next(r for r in svc.reads.period_reports(game) if r["title"] == "Turno di Anna")
     assert anna["scores"] == {"Anna": {"punti": 10}, "Bert": {"punti": 0},
                               "Cora": {"punti": 0}}
     Publisher(svc, tmp_path).site([game])
@@ -97,7 +97,7 @@ def test_each_periods_report_ends_with_the_score(svc: Service, tmp_path: Path) -
 
 def test_values_are_shown_as_the_ruleset_declares(svc: Service, tmp_path: Path) -> None:
     game = _start(svc, "decameronomic", "v-money")
-    words = svc.words(game)
+    words = svc.reads.words(game)
     assert words.show("treasure", 2000) == "2000 N"  # money with its unit
     assert words.show("day_start", "2026-04-01T09:00:00Z") == "2026-04-01 09:00 UTC"
     assert words.show("quarantine_sold", False) == "–"
@@ -105,7 +105,7 @@ def test_values_are_shown_as_the_ruleset_declares(svc: Service, tmp_path: Path) 
     assert words.show("contests", ["Anna"]) == '["Anna"]'  # nothing declared: as it is
     page = _game_page(svc, game, tmp_path)
     assert '<td class="score">2000 N</td>' in page
-    assert svc.period_reports(game)[0]["scores"]["Anna"] == {"Tesoro": 2000}
+    assert svc.reads.period_reports(game)[0]["scores"]["Anna"] == {"Tesoro": 2000}
     paid = {"seq": 9, "time": START, "type": "var_set", "actor": None, "payload": {
         "player": "Anna", "name": "treasure", "delta": -100, "value": 1900, "by_rule": "1"}}
     told = narrate_event(paid, words)
@@ -119,17 +119,17 @@ def test_a_ruleset_that_declares_nothing_gets_no_guessed_period_or_score(
     plain = dataclasses.replace(BUNDLED["suber"], id="plain", vocabulary={}, display={},
                                 labels={})
     game = _start(svc, "suber", "v-plain", rules=plain)
-    state = svc.load(game)
+    state = svc.reads.load(game)
     assert {"round", "turn_number", "turn"} <= set(state.vars)
-    status, summary = svc.status(game), svc.summary(game)
+    status, summary = svc.reads.status(game), svc.reads.summary(game)
     assert status["period"] is None and status["scores"] == {}
     assert summary["period"] is None and summary["score"] == []
-    assert svc.perform(game, "Anna", "propose", {"changes": [
+    assert svc.commands.perform(game, "Anna", "propose", {"changes": [
         {"enact": {"title": "Musica", "text": "Si gioca con la musica."}}]}).accepted
-    reports = svc.period_reports(game)
+    reports = svc.reads.period_reports(game)
     assert [r["title"] for r in reports] == [START[:10]]  # one report per calendar day
     assert all(r["scores"] == {} for r in reports)
-    assert svc.chronicle(game, kinds=["score"]) == []
+    assert svc.reads.chronicle(game, kinds=["score"]) == []
     page = _game_page(svc, game, tmp_path)
     assert 'class="period"' not in page and 'class="score"' not in page
 
@@ -138,10 +138,10 @@ def test_a_game_keeps_the_vocabulary_it_recorded_at_its_start(svc: Service) -> N
     game = _start(svc, "suber", "v-recorded", settings={
         "vocabulary": {"period": ["turn_number"], "score": []},
         "display": {"turn_number": "number"}})
-    assert svc.status(game)["period"] == "Turn number 1"
-    assert svc.summary(game)["score"] == [] and svc.status(game)["scores"] == {}
+    assert svc.reads.status(game)["period"] == "Turn number 1"
+    assert svc.reads.summary(game)["score"] == [] and svc.reads.status(game)["scores"] == {}
     broken = _start(svc, "suber", "v-broken", settings={"vocabulary": {"period": "round"}})
-    assert svc.status(broken)["period"] == "Round 1"  # malformed: the ruleset's own
+    assert svc.reads.status(broken)["period"] == "Round 1"  # malformed: the ruleset's own
 
 
 @pytest.mark.parametrize("toml, message", [

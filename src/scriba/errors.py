@@ -2,7 +2,7 @@
 
 ``str(error)`` is a sentence for people (in the game's or the reader's language where
 the service knows it); interfaces print it as it is, never a traceback. A command the
-rules refuse is not an exception: it is an :class:`~scriba.service.service.Outcome` with
+rules refuse is not an exception: it is an :class:`~scriba.service.inputs.Outcome` with
 ``accepted=False``, recorded in the log.
 
 They live below every layer, so that the store can raise them too (a missing game, a

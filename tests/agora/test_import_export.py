@@ -77,7 +77,7 @@ def test_cli_export_slr_is_the_flr_without_history(imported: str, db: str,
 def test_game_holds_structured_rules(imported: str, db: str, make_service) -> None:
     service = make_service(db)
     try:
-        state = service.load("agora")
+        state = service.reads.load("agora")
     finally:
         service.close()
     rule = state.rules["101"]
@@ -94,28 +94,28 @@ def test_game_holds_structured_rules(imported: str, db: str, make_service) -> No
 def test_rules_changed_in_play_show_in_the_export(flr_text: str, make_service) -> None:
     service = make_service("sqlite://")
     try:
-        game = import_flr(service, flr_text, "agora-play",
+        game = import_flr(service.commands, flr_text, "agora-play",
                           offices={"Assessor": "Janet", "Promotor": "Murphy"}).state.game_id
         for name in ("Janet", "Murphy", "Kate"):
-            assert service.perform(game, name, "register").accepted
+            assert service.commands.perform(game, name, "register").accepted
         changes = [
             {"amend": {"rule": "2137", "text": "The Assessor is an office."}},
             {"enact": {"title": "Excellence", "text": "Be excellent.",
                        "attributes": {"power": "2", "category": "Players"}}},
             {"transmute": {"rule": "2137", "power": "2"}},
         ]
-        submitted = service.perform(game, "Kate", "submit", {
+        submitted = service.commands.perform(game, "Kate", "submit", {
             "title": "Tidy", "text": "...", "coauthors": ["Janet"], "changes": changes})
         assert submitted.accepted, submitted.message
         number = submitted.events[0]["payload"]["number"]
         assert number == 9356  # the FLR's highest passed proposal is 9355
-        assert service.perform(game, "Murphy", "distribute", {"proposal": number}).accepted
+        assert service.commands.perform(game, "Murphy", "distribute", {"proposal": number}).accepted
         for name in ("Janet", "Murphy", "Kate"):
-            assert service.perform(game, name, "vote", {"proposal": number,
-                                                        "choice": "FOR"}).accepted
-        service.advance(game, by=7 * 86400)
-        assert service.perform(game, "Janet", "resolve", {"proposal": number}).accepted
-        exported = export_text(service.load(game))
+            assert service.commands.perform(game, name, "vote", {"proposal": number,
+                                                                 "choice": "FOR"}).accepted
+        service.commands.advance(game, by=7 * 86400)
+        assert service.commands.perform(game, "Janet", "resolve", {"proposal": number}).accepted
+        exported = export_text(service.reads.load(game))
     finally:
         service.close()
     measure = compare(flr_text, exported)

@@ -73,8 +73,8 @@ def test_the_festival_is_a_rule_enacted_and_repealed(records, make_service) -> N
     service = make_service("sqlite://")
     try:
         result = retally_records(festival, service, highest_rules=highest)
-        log = service.log(f"agora-retally-{FESTIVAL}")
-        state = service.load(f"agora-retally-{FESTIVAL}")
+        log = service.reads.log(f"agora-retally-{FESTIVAL}")
+        state = service.reads.load(f"agora-retally-{FESTIVAL}")
     finally:
         service.close()
     assert (result.outcomes_matched, result.totals_matched) == (23, 23)

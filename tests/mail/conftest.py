@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
@@ -16,8 +16,8 @@ import dkim
 import pytest
 
 from scriba.mail.intake import Intake
+from scriba.service import Service
 from scriba.service.outbox import Outbox
-from scriba.service.service import Service
 
 DOMAIN = "scriba.test"
 SIGNED = ("from", "to", "subject", "message-id", "date")  # what a test signature covers
@@ -30,8 +30,9 @@ def _mail_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def mail_service(tmp_path: Path) -> Iterator[Service]:
-    svc = Service(f"sqlite:///{tmp_path / 'mail.db'}")
+def mail_service(tmp_path: Path, make_service: Callable[..., Service]) -> Iterator[Service]:
+    # rule code in-process: mail tests are about letters, not the sandbox
+    svc = make_service(f"sqlite:///{tmp_path / 'mail.db'}")
     yield svc
     svc.close()
 
@@ -99,7 +100,7 @@ def seat_all(service: Service, game: str, players: list[str],
     emails = {}
     for player in players:
         email = f"{player.lower()}@{domain}"
-        account = service.accounts.seat(game, player, email)
+        account = service.seats.seat(game, player, email)
         if language:
             service.accounts.update_preferences(account.id, language=language)
         emails[player] = email
@@ -111,4 +112,4 @@ def make_intake(service: Service, keys: Keys | None = None, **kwargs: Any) -> In
 
 
 def outbox_of(service: Service) -> Outbox:
-    return Outbox(service)
+    return service.outbox

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from scriba.mail.intake import Intake
-from scriba.service.service import Service
+from scriba.service import Service
 
 from .conftest import DOMAIN, seat_all
 
@@ -20,9 +20,9 @@ def decameronomic(service: Service, game_id: str = "dec", players: list[str] | N
     """A game of decameronomic (Anna the King, Carla the Scriba), every player seated at
     ``<name>@players.test`` (or ``seat``'s domain); their addresses by name."""
     players = players or PLAYERS
-    service.create_game("decameronomic", game_id=game_id, players=players,
-                        offices={"King": "Anna", "Scriba": "Carla"},
-                        start="2026-03-02T09:00:00Z")
+    service.commands.create_game("decameronomic", game_id=game_id, players=players,
+                                 offices={"King": "Anna", "Scriba": "Carla"},
+                                 start="2026-03-02T09:00:00Z")
     return seat_all(service, game_id, players, **seat)
 
 

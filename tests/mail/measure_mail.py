@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("SCRIBA_MAIL_DOMAIN", "scriba.test")
 
 from scriba.mail.intake import Intake  # noqa: E402
-from scriba.service.service import Service  # noqa: E402
+from scriba.service import open_service  # noqa: E402
 from tests.mail.conftest import Keys, letter, seat_all  # noqa: E402
 
 PLAYERS = [f"P{n:02d}" for n in range(10)]
@@ -29,11 +29,11 @@ PLAYERS = [f"P{n:02d}" for n in range(10)]
 
 def letters_per_second(rounds: int = 10) -> float:
     with tempfile.TemporaryDirectory() as folder:
-        service = Service(f"sqlite:///{folder}/m.db")
-        service.create_game("anderwelt", game_id="aw", players=PLAYERS,
-                            offices={"GM": "Max"}, start="2026-03-01T10:00:00Z")
+        service = open_service(f"sqlite:///{folder}/m.db")
+        service.commands.create_game("anderwelt", game_id="aw", players=PLAYERS,
+                                     offices={"GM": "Max"}, start="2026-03-01T10:00:00Z")
         mail = seat_all(service, "aw", PLAYERS)
-        service.perform("aw", "Max", "set_zat", {"days": 7})
+        service.commands.perform("aw", "Max", "set_zat", {"days": 7})
         intake = Intake(service)
         to = {p: f"scriba+aw.{intake.mailroom.secret('aw', p)}@scriba.test"
               for p in PLAYERS}
@@ -52,9 +52,9 @@ def forged_refused() -> tuple[int, int, int]:
     keys, stranger = Keys(), Keys()
     keys.publish("players.test")
     with tempfile.TemporaryDirectory() as folder:
-        service = Service(f"sqlite:///{folder}/f.db")
-        service.create_game("anderwelt", game_id="aw", players=PLAYERS,
-                            offices={"GM": "Max"}, start="2026-03-01T10:00:00Z")
+        service = open_service(f"sqlite:///{folder}/f.db")
+        service.commands.create_game("anderwelt", game_id="aw", players=PLAYERS,
+                                     offices={"GM": "Max"}, start="2026-03-01T10:00:00Z")
         mail = seat_all(service, "aw", PLAYERS)
         intake = Intake(service, dnsfunc=keys.dnsfunc)
         to = "scriba+aw@scriba.test"

@@ -15,8 +15,7 @@ import pytest
 from scriba.mail.intake import Intake
 from scriba.mail.send import SmtpTransport, deliver_once, smtp_target
 from scriba.mail.server import IntakeController
-from scriba.service.outbox import Outbox
-from scriba.service.service import Service
+from scriba.service import Service
 
 from .conftest import DOMAIN, Keys, letter, seat_all
 from .helpers import decameronomic, personal
@@ -83,7 +82,7 @@ def test_a_decameronomic_giornata_by_mail(mail_service: Service, post: Post) -> 
               "> vota p3 favorevole\n")
     post.send(mail["Carla"], carla, "vote_letter\nvota p1 favorevole\nvota p2 contrario\n",
               sign=False)
-    proposals = {p["label"]: p for p in service.proposals("dec")}
+    proposals = {p["label"]: p for p in service.reads.proposals("dec")}
     assert set(proposals) == {"p1", "p2", "p3"}
     assert proposals["p2"]["changes"][0]["code"].startswith("def query_congedo")
     assert all(letter["status"] == "decided" for letter in post.intake.mailroom.letters())
@@ -91,8 +90,8 @@ def test_a_decameronomic_giornata_by_mail(mail_service: Service, post: Post) -> 
     assert set(votes) == {"Anna", "Bruno", "Carla", "Dario"}
 
     # the Giornata ends; its report reaches every player
-    service.advance("dec", to="2026-03-16T09:00:01Z")
-    proposals = {p["label"]: p for p in service.proposals("dec")}
+    service.commands.advance("dec", to="2026-03-16T09:00:01Z")
+    proposals = {p["label"]: p for p in service.reads.proposals("dec")}
     assert proposals["p1"]["status"] == "adopted"
     assert proposals["p3"]["status"] == "vetoed" or proposals["p3"].get("reason") == "veto"
     counts = post.deliver()
@@ -117,33 +116,33 @@ def test_a_decameronomic_giornata_by_mail(mail_service: Service, post: Post) -> 
 def test_an_anderwelt_round_by_mail(mail_service: Service, post: Post) -> None:
     service = mail_service
     players = ["Anna", "Bert", "Cora"]
-    service.create_game("anderwelt", game_id="aw", players=players, offices={"GM": "Max"},
-                        start="2026-03-01T10:00:00Z", seed=4)
+    service.commands.create_game("anderwelt", game_id="aw", players=players, offices={"GM": "Max"},
+                                 start="2026-03-01T10:00:00Z", seed=4)
     mail = seat_all(service, "aw", players)
     game = f"scriba+aw@{DOMAIN}"
     # the GM is the game's officer, not a player: his letters act as the GM
     gm = service.accounts.create_account("max@players.test", "Max", language="de")
-    service.accounts.set_officer("aw", gm.id)
+    service.seats.set_officer("aw", gm.id)
     post.send("max@players.test", game, "set_zat deadline=2026-03-08T18:00\n",
               subject="ZAT")
-    assert service.status("aw")["deadline"] == "2026-03-08T18:00:00Z"
+    assert service.reads.status("aw")["deadline"] == "2026-03-08T18:00:00Z"
     post.send(mail["Anna"], game, "Vorschlag: Grußpflicht\nclass: R\n"
               "Jeder Spieler grüßt den GM.\n\nnomic_number 5\n\n"
               "press Hallo Anderwelt!\n\nAm 1. März 2026 schrieb Max <max@gm.test>:\n"
               "> Bitte die Züge bis zum ZAT.\n", subject="Zug Runde 1")
     post.send(mail["Bert"], game, "nomic_number 7\n", subject="Zug")
     # a day before the ZAT, Cora (who has not moved) is reminded, the others are not
-    service.advance("aw", to="2026-03-07T20:00:00Z")
+    service.commands.advance("aw", to="2026-03-07T20:00:00Z")
     post.deliver()
     reminders = {p: [m for m in post.inbox(mail[p]) if "Erinnerung" in m] for p in players}
     assert reminders["Cora"] and not reminders["Anna"] and not reminders["Bert"]
     # Cora's move arrives after the ZAT: refused, and her round is an NMR
-    service.advance("aw", to="2026-03-08T19:00:00Z")
+    service.commands.advance("aw", to="2026-03-08T19:00:00Z")
     post.send(mail["Cora"], game, "nomic_number 3\n", subject="Zug")
     [cora] = [x for x in post.intake.mailroom.letters() if x["player"] == "Cora"]
     assert cora["status"] == "decided" and "ZAT" in cora["result"]
-    players_now = service.summary("aw")["players"]
-    nmr = [e["payload"]["player"] for e in service.log("aw")
+    players_now = service.reads.summary("aw")["players"]
+    nmr = [e["payload"]["player"] for e in service.reads.log("aw")
            if e["type"] == "notice" and e["payload"].get("kind") == "nmr"]
     assert nmr == ["Cora"]  # Anna and Bert moved by letter before the ZAT
     assert players_now["Cora"]["points"] < players_now["Bert"]["points"]
@@ -152,9 +151,9 @@ def test_an_anderwelt_round_by_mail(mail_service: Service, post: Post) -> None:
     assert "ZAT" in receipt
     # the round ends when the GM opens the next one: its report reaches every player
     post.send("max@players.test", game, "as Max\nset_zat\ndays: 7\n", subject="Runde 2")
-    assert service.status("aw")["period"] == "Runde 2"
+    assert service.reads.status("aw")["period"] == "Runde 2"
     post.deliver()
     for player in players:
         [report] = [m for m in post.inbox(mail[player]) if m.startswith("[aw] Runde 1")]
         assert "Cora" in report and "Nomic-Punkte" in report
-    assert Outbox(service).messages(status="pending") == []
+    assert service.outbox.messages(status="pending") == []

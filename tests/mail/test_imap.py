@@ -18,7 +18,7 @@ import pytest
 
 from scriba.mail.imap import fetch, imap_target
 from scriba.mail.intake import Intake
-from scriba.service.service import Service
+from scriba.service import Service
 
 from .conftest import letter
 from .helpers import decameronomic, personal, running
@@ -143,7 +143,7 @@ def test_fetch_takes_each_letter_once_and_marks_it(mail_service: Service,
     assert [r.status for r in results] == ["decided", "duplicate", "decided"]
     assert dovecot.unseen() == 0
     assert fetch(intake, target, dovecot.context()) == []  # nothing new
-    assert [p["label"] for p in service.proposals("dec")] == ["p1"]
+    assert [p["label"] for p in service.reads.proposals("dec")] == ["p1"]
     # a certificate nobody vouches for is refused
     with pytest.raises(ssl.SSLError):
         fetch(intake, target, ssl.create_default_context())

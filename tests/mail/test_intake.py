@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scriba.mail.intake import Intake
-from scriba.service.outbox import Outbox
-from scriba.service.service import Service
+from scriba.service import Service
 
 from .conftest import DOMAIN, Keys, letter
 from .helpers import decameronomic, personal
@@ -19,7 +18,7 @@ def game(mail_service: Service) -> Service:
 
 
 def _proposals(service: Service) -> dict[str, str]:
-    return {p["label"]: p["status"] for p in service.proposals("dec")}
+    return {p["label"]: p["status"] for p in service.reads.proposals("dec")}
 
 
 def test_the_same_letter_twice_is_decided_once(game: Service) -> None:
@@ -31,7 +30,7 @@ def test_the_same_letter_twice_is_decided_once(game: Service) -> None:
     assert (first.status, second.status) == ("decided", "duplicate")
     assert list(_proposals(game)) == ["p1"]
     assert len(intake.mailroom.letters()) == 1
-    receipts = Outbox(game).messages(kind="receipt")
+    receipts = game.outbox.messages(kind="receipt")
     assert len(receipts) == 1 and "p1" in receipts[0]["body"]
     assert receipts[0]["headers"]["In-Reply-To"] == first.message_id
 
@@ -43,7 +42,7 @@ def test_a_forged_from_is_held_and_the_real_player_told(game: Service, keys: Key
                     "proposta: Saluti\nlabel: p1\nTesto.\n", subject="my move")
     received = intake.receive(forged, "test")
     assert received.status == "held" and _proposals(game) == {}
-    [note] = Outbox(game).messages(kind="held")
+    [note] = game.outbox.messages(kind="held")
     assert note["recipient"] == "bruno@players.test"
     assert "my move" in note["body"] and personal(intake, "Bruno") in note["body"]
     # signed by the player's domain, the same letter counts
@@ -85,7 +84,7 @@ def test_unknown_senders_get_one_short_reply(game: Service) -> None:
     for n in range(3):
         raw = letter("stranger@else.test", f"scriba+dec@{DOMAIN}", f"vote {n} for")
         assert intake.receive(raw, "test").status == "refused"
-    replies = Outbox(game).messages(kind="unknown_sender")
+    replies = game.outbox.messages(kind="unknown_sender")
     assert len(replies) == 1 and replies[0]["recipient"] == "stranger@else.test"
 
 
@@ -99,13 +98,13 @@ def test_automatic_replies_and_bounces_are_never_answered(game: Service) -> None
     assert [intake.receive(raw, "test").status for raw in cases] == ["ignored"] * 4
     bounce = letter("bruno@players.test", to, "bounce")
     assert intake.receive(bounce, "test", envelope_from="").status == "ignored"
-    assert Outbox(game).messages() == []
+    assert game.outbox.messages() == []
 
 
 def test_a_mail_loop_stops(game: Service) -> None:
     """An autoresponder that strips every header answers each reply it gets."""
     intake = Intake(game)
-    outbox = Outbox(game)
+    outbox = game.outbox
     raw = letter("bruno@players.test", personal(intake, "Bruno"), "Hello there")
     for n in range(20):
         intake.receive(raw, "test")
@@ -123,7 +122,7 @@ def test_a_ten_megabyte_attachment_is_refused_politely(game: Service) -> None:
                  attachments={"big.star": b"x" * (10 * 1024 * 1024)})
     received = intake.receive(raw, "test")
     assert received.status == "refused" and _proposals(game) == {}
-    [reply] = Outbox(game).messages(kind="too_large")
+    [reply] = game.outbox.messages(kind="too_large")
     assert "MB" in reply["body"] and reply["recipient"] == "bruno@players.test"
     kept = intake.mailroom.letters()[0]
     assert kept["status"] == "refused" and kept["size"] < 100_000
@@ -138,7 +137,7 @@ def test_game_by_subject_tag_and_no_game(game: Service, keys: Keys) -> None:
     assert intake.receive(tagged, "test").game == "dec"
     lost = letter("bruno@players.test", f"scriba@{DOMAIN}", "vote 1 for")
     assert intake.receive(lost, "test").status == "refused"
-    assert Outbox(game).messages(kind="no_game")
+    assert game.outbox.messages(kind="no_game")
 
 
 def test_each_command_answered_in_order_in_the_players_language(game: Service) -> None:
@@ -148,7 +147,7 @@ def test_each_command_answered_in_order_in_the_players_language(game: Service) -
                  "give_nomica to=Anna amount=100\n")
     received = intake.receive(raw, "test")
     assert received.status == "decided"
-    [receipt] = Outbox(game).messages(kind="receipt")
+    [receipt] = game.outbox.messages(kind="receipt")
     body = receipt["body"]
     order = [body.index(s) for s in ("> Buongiorno", "> vota p7", "> proposta: Saluti",
                                      "> give_nomica")]
@@ -156,7 +155,7 @@ def test_each_command_answered_in_order_in_the_players_language(game: Service) -
     assert "Non capito" in body and "p7" in body
     assert receipt["subject"].startswith("R: ")
     # the accepted actions were announced to the others, not to Carla
-    announced = {m["recipient"] for m in Outbox(game).messages(kind="announce")}
+    announced = {m["recipient"] for m in game.outbox.messages(kind="announce")}
     assert announced == {"anna@players.test", "bruno@players.test"}
 
 

@@ -8,8 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from scriba.mail.intake import Intake
-from scriba.service.outbox import Outbox
-from scriba.service.service import Service
+from scriba.service import Service, open_service
 
 from .conftest import letter
 from .helpers import decameronomic, personal
@@ -22,13 +21,14 @@ def _game(service: Service) -> None:
 def test_preferences_by_letter_digest_and_none(mail_service: Service) -> None:
     _game(mail_service)
     now = [datetime(2026, 3, 2, 9, 0, tzinfo=UTC)]
-    outbox = Outbox(mail_service, clock=lambda: now[0])
-    intake = Intake(mail_service, outbox=outbox)
+    outbox = mail_service.outbox
+    outbox.clock = lambda: now[0]
+    intake = Intake(mail_service)
     intake.receive(letter("anna@players.test", personal(intake, "Anna"), "digest"), "t")
     # List-Unsubscribe's mailto: the word in the subject, nothing in the body
     intake.receive(letter("carla@players.test", personal(intake, "Carla"), "",
                           subject="unsubscribe"), "t")
-    modes = {s.player: s.mail_mode for s in mail_service.accounts.seats("dec")}
+    modes = {s.player: s.mail_mode for s in mail_service.seats.seats("dec")}
     assert modes == {"Anna": "digest", "Bruno": "each", "Carla": "none"}
     for label in ("p1", "p2"):
         intake.receive(letter("bruno@players.test", personal(intake, "Bruno"),
@@ -57,11 +57,11 @@ def test_a_letter_kept_before_a_crash_is_decided_once_after(mail_service: Servic
     assert intake.mailroom.unfinished() == [kept.id]
     assert [r.status for r in intake.recover()] == ["decided"]
     assert intake.recover() == []
-    assert [p["label"] for p in mail_service.proposals("dec")] == ["p1"]
+    assert [p["label"] for p in mail_service.reads.proposals("dec")] == ["p1"]
 
 
 def test_the_whole_path_on_postgresql(postgres_url: str) -> None:
-    service = Service(postgres_url)
+    service = open_service(postgres_url)
     try:
         game = f"pg{datetime.now(UTC).strftime('%H%M%S%f')}"
         emails = decameronomic(service, game, domain=f"{game}.test")
@@ -70,7 +70,7 @@ def test_the_whole_path_on_postgresql(postgres_url: str) -> None:
         raw = letter(emails["Bruno"], to, "proposta: Saluti\nlabel: p1\nTesto.\n")
         assert intake.receive(raw, "t").status == "decided"
         assert intake.receive(raw, "t").status == "duplicate"
-        mine = [m for m in Outbox(service).messages() if m["game"] == game]
+        mine = [m for m in service.outbox.messages() if m["game"] == game]
         assert sorted(m["kind"] for m in mine if m["status"] == "pending") == [
             "announce", "announce", "receipt"]
     finally:
@@ -92,11 +92,11 @@ def test_a_crash_after_the_commands_does_not_decide_them_twice(
         with pytest.raises(RuntimeError):
             intake.receive(raw, "t")
     assert [r.status for r in intake.recover()] == ["decided"]
-    assert len(mail_service.proposals("dec")) == 1
-    gifts = [e for e in mail_service.log("dec") if e["type"] == "action_taken"
+    assert len(mail_service.reads.proposals("dec")) == 1
+    gifts = [e for e in mail_service.reads.log("dec") if e["type"] == "action_taken"
              and e["payload"].get("action") == "give_nomica"]
     assert len(gifts) == 1
-    [receipt] = Outbox(mail_service).messages(kind="receipt")
+    [receipt] = mail_service.outbox.messages(kind="receipt")
     assert "give_nomica" in receipt["body"] and "Uno" in receipt["body"]
 
 
@@ -104,12 +104,12 @@ def test_announcing_never_undoes_the_decision_on_in_memory_sqlite(service: Servi
     """On a one-connection pool a second session inside the listener would roll the
     decision back; the outbox reads through the decision's own connection."""
     _game(service)
-    outbox = Outbox(service)
-    outcome = service.perform("dec", "Bruno", "propose",
-                              {"label": "p1", "changes": [{"enact": {"title": "T",
+    outbox = service.outbox
+    outcome = service.commands.perform("dec", "Bruno", "propose",
+                                       {"label": "p1", "changes": [{"enact": {"title": "T",
                                                                      "text": "x"}}]})
     assert outcome.accepted
-    service._states.clear()  # read back from the database, not the cache
-    assert [p["label"] for p in service.proposals("dec")] == ["p1"]
+    service.commands._states.clear()  # read back from the database, not the cache
+    assert [p["label"] for p in service.reads.proposals("dec")] == ["p1"]
     assert {m["recipient"] for m in outbox.messages(kind="announce")} == {
         "anna@players.test", "carla@players.test"}

@@ -140,7 +140,7 @@ def test_a_null_return_path_is_automatic() -> None:
 
 def test_every_sentence_of_the_front_is_translated() -> None:
     from scriba.mail.replies import _TEXT
-    from scriba.service.outbox import _REPLY, mail_text
+    from scriba.service.letters import _REPLY, mail_text
 
     for language in ("it", "de"):
         missing = [text for text in [*_TEXT.values(), *_REPLY.values()]

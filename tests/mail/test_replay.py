@@ -15,8 +15,7 @@ import pytest
 
 from scriba.mail.intake import Intake
 from scriba.mail.server import IntakeController
-from scriba.service.outbox import Outbox
-from scriba.service.service import Service
+from scriba.service import Service, open_service
 
 from .conftest import DOMAIN, Keys, letter
 from .helpers import decameronomic, personal, running
@@ -33,7 +32,7 @@ Send = Callable[..., None]
 def game(mail_service: Service) -> Service:
     decameronomic(mail_service)
     decameronomic(mail_service, "dec2")
-    mail_service.perform("dec", "Carla", "propose", {
+    mail_service.commands.perform("dec", "Carla", "propose", {
         "label": "p1", "changes": [{"enact": {"title": "Saluti", "text": "Si saluta."}}]})
     return mail_service
 
@@ -75,15 +74,15 @@ def statuses(intake: Intake) -> list[str]:
 
 def acts(service: Service, game: str, player: str = "Bruno") -> list[str]:
     """What the player did in the game, as its log tells (refused commands included)."""
-    return [e["type"] for e in service.log(game) if e.get("actor") == player]
+    return [e["type"] for e in service.reads.log(game) if e.get("actor") == player]
 
 
 def receipts(service: Service, to: str = BRUNO) -> list[dict]:
-    return [m for m in Outbox(service).messages(kind="receipt") if m["recipient"] == to]
+    return [m for m in service.outbox.messages(kind="receipt") if m["recipient"] == to]
 
 
 def labels(service: Service, game: str) -> list[str]:
-    return [p["label"] for p in service.proposals(game)]
+    return [p["label"] for p in service.reads.proposals(game)]
 
 
 # --- a letter's identity is its signature ---------------------------------------------------
@@ -122,11 +121,11 @@ def test_racing_copies_of_a_signed_letter_are_decided_once(
 
 
 def test_racing_copies_are_decided_once_on_postgresql(postgres_url: str, keys: Keys) -> None:
-    service = Service(postgres_url)
+    service = open_service(postgres_url)
     try:
         game = f"race{datetime.now(UTC).strftime('%H%M%S%f')}"
         decameronomic(service, game, domain=f"{game}.test")
-        service.perform(game, "Carla", "propose", {
+        service.commands.perform(game, "Carla", "propose", {
             "label": "p1", "changes": [{"enact": {"title": "T", "text": "x"}}]})
         assert _race(service, game, f"{game}.test", keys) == ["decided", "duplicate"]
         assert acts(service, game) == ["vote_cast"]
@@ -145,7 +144,7 @@ def _race(service: Service, game: str, domain: str, keys: Keys) -> list[str]:
         both_verifying.wait()  # each copy is kept and claimed before either goes on
         return keys.dnsfunc(name)
 
-    services = [service, Service(service.store.url)]
+    services = [service, open_service(service.commands.store.url)]
     intakes = [Intake(each, dnsfunc=dns) for each in services]
     vote = keys.sign(letter(f"bruno@{domain}", f"scriba+{game}@{DOMAIN}",
                             "vota p1 favorevole"), domain, headers=NO_MESSAGE_ID)
@@ -198,7 +197,7 @@ def test_a_letter_acts_only_in_a_game_its_signed_to_or_cc_names(
     unsigned_cc = signed(keys, "proposta: C\nlabel: p4\nT.\n", to=friends, Cc=GAME)
     for raw in (bcc, elsewhere, unsigned_cc):
         assert intake.receive(raw, "smtp", BRUNO, [GAME]).status == "refused"
-    refusals = Outbox(game).messages(kind="not_addressed")
+    refusals = game.outbox.messages(kind="not_addressed")
     assert len(refusals) == 3 and all(m["recipient"] == BRUNO for m in refusals)
     assert GAME in refusals[0]["body"] and "Ccn" in refusals[0]["body"]  # in Italian
     signed_cc = signed(keys, "proposta: D\nlabel: p5\nT.\n", to=friends, Cc=GAME,
@@ -212,14 +211,15 @@ def test_a_signed_date_eight_days_old_is_refused_with_the_reason(
         game: Service, keys: Keys) -> None:
     now = datetime(2026, 11, 2, 12, 0, tzinfo=UTC)
     keys.publish("players.test")
-    intake = Intake(game, dnsfunc=keys.dnsfunc, outbox=Outbox(game, clock=lambda: now))
-    bruno = next(s for s in game.accounts.seats("dec") if s.player == "Bruno")
+    game.outbox.clock = lambda: now
+    intake = Intake(game, dnsfunc=keys.dnsfunc)
+    bruno = next(s for s in game.seats.seats("dec") if s.player == "Bruno")
     game.accounts.update_preferences(bruno.account_id, language="de")
     old = signed(keys, "proposta: Vecchia\nlabel: p2\nT.\n", date=now - timedelta(days=8))
     ahead = signed(keys, "proposta: Futura\nlabel: p3\nT.\n", date=now + timedelta(days=1))
     for raw in (old, ahead):
         assert intake.receive(raw, "smtp").status == "refused"
-    replies = Outbox(game).messages(kind="stale")
+    replies = game.outbox.messages(kind="stale")
     assert [m["recipient"] for m in replies] == [BRUNO, BRUNO]
     assert "7 Tagen" in replies[0]["body"] and "Oct 2026" in replies[0]["body"]
     assert intake.receive(old, "smtp").status == "duplicate"  # and told only once
@@ -248,16 +248,17 @@ def test_a_letter_to_a_personal_address_counts_and_is_decided_once(
 # --- held-letter notices --------------------------------------------------------------------
 def test_forged_letters_tell_the_real_player_once_an_hour(game: Service) -> None:
     now = [datetime(2026, 11, 2, 12, 0, tzinfo=UTC)]
-    intake = Intake(game, outbox=Outbox(game, clock=lambda: now[0]))
+    game.outbox.clock = lambda: now[0]
+    intake = Intake(game)
     for n in range(5):
         forged = letter(BRUNO, GAME, f"proposta: Falsa\nlabel: f{n}\nT.\n",
                         subject=f"mossa {n}")
         assert intake.receive(forged, "smtp").status == "held"
         now[0] += timedelta(minutes=10)
-    notices = Outbox(game).messages(kind="held")
+    notices = game.outbox.messages(kind="held")
     assert [m["recipient"] for m in notices] == [BRUNO]
     assert "mossa 0" in notices[0]["body"]
     now[0] += timedelta(minutes=20)  # the next hour
     intake.receive(letter(BRUNO, GAME, "proposta: Falsa\nlabel: f9\nT.\n"), "smtp")
-    assert len(Outbox(game).messages(kind="held")) == 2
+    assert len(game.outbox.messages(kind="held")) == 2
     assert labels(game, "dec") == ["p1"]

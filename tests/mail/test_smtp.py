@@ -16,8 +16,7 @@ import pytest
 from scriba.mail.intake import Intake
 from scriba.mail.send import SmtpTransport, deliver_once, smtp_target
 from scriba.mail.server import IntakeController
-from scriba.service.outbox import Outbox
-from scriba.service.service import Service
+from scriba.service import Service
 
 from .conftest import DOMAIN, letter
 from .helpers import decameronomic, running
@@ -66,12 +65,12 @@ def test_letters_in_by_smtp_and_lmtp_replies_out_by_smtp(game: Service,
     finally:
         for server in servers:
             server.stop()
-    assert [p["label"] for p in game.proposals("dec")] == ["p1"]
+    assert [p["label"] for p in game.reads.proposals("dec")] == ["p1"]
     assert [x["status"] for x in intake.mailroom.letters()] == ["decided", "decided"]
 
     os.environ["SCRIBA_SMTP"] = mail_server.url()
     try:
-        counts = deliver_once(Outbox(game))
+        counts = deliver_once(game.outbox)
     finally:
         del os.environ["SCRIBA_SMTP"]
     assert counts["failed"] == 0 and counts["retry"] == 0
@@ -91,7 +90,7 @@ def test_letters_in_by_smtp_and_lmtp_replies_out_by_smtp(game: Service,
     # sent once: a second run sends nothing
     os.environ["SCRIBA_SMTP"] = mail_server.url()
     try:
-        assert deliver_once(Outbox(game))["sent"] == 0
+        assert deliver_once(game.outbox)["sent"] == 0
     finally:
         del os.environ["SCRIBA_SMTP"]
 
@@ -100,7 +99,8 @@ def test_an_outage_of_ten_minutes_delays_but_loses_nothing(
         game: Service, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     clock = Clock()
-    outbox = Outbox(game, clock=clock)
+    outbox = game.outbox
+    outbox.clock = clock
     for n in range(30):
         outbox.enqueue(key=f"test:{n}", recipient="anna@players.test", kind="test",
                        subject=f"message {n}", body="hello", game_id="dec")
@@ -148,7 +148,8 @@ def test_an_outage_of_ten_minutes_delays_but_loses_nothing(
 
 def test_retry_backoff_doubles_and_is_capped(game: Service) -> None:
     clock = Clock()
-    outbox = Outbox(game, clock=clock)
+    outbox = game.outbox
+    outbox.clock = clock
     outbox.enqueue(key="t", recipient="a@x.test", kind="test", subject="s", body="b")
 
     def down(row: object) -> None:
@@ -161,7 +162,7 @@ def test_retry_backoff_doubles_and_is_capped(game: Service) -> None:
         outbox.deliver_due(down)
         row = outbox.due()  # nothing is due right after a failure
         assert row == []
-        with game.store.session() as session:
+        with game.commands.store.session() as session:
             from scriba.store.mail import OutboxMessage
             next_attempt = session.query(OutboxMessage).one().next_attempt
         waits.append((next_attempt.replace(tzinfo=UTC) - before).total_seconds())
@@ -178,7 +179,7 @@ def _pipe(db: str, raw: bytes, env: dict[str, str]) -> subprocess.CompletedProce
 
 
 def test_the_pipe_command_and_its_exit_codes(game: Service, tmp_path: object) -> None:
-    db = game.store.url
+    db = game.commands.store.url
     intake = Intake(game)
     personal = personal_address(intake, "Bruno")
     env = {**os.environ, "SCRIBA_MAIL_DOMAIN": DOMAIN}
@@ -189,7 +190,7 @@ def test_the_pipe_command_and_its_exit_codes(game: Service, tmp_path: object) ->
     assert _pipe(db, b"", env).returncode == 65  # EX_DATAERR: nothing to keep
     broken = _pipe("sqlite:////nonexistent/dir/x.db", raw, env)
     assert broken.returncode == 75  # EX_TEMPFAIL: the mail server keeps it and retries
-    assert [p["label"] for p in game.proposals("dec")] == ["p1"]
+    assert [p["label"] for p in game.reads.proposals("dec")] == ["p1"]
 
 
 def test_scriba_mail_serve_takes_letters_and_delivers_replies(
@@ -203,7 +204,7 @@ def test_scriba_mail_serve_takes_letters_and_delivers_replies(
     env = {**os.environ, "SCRIBA_MAIL_DOMAIN": DOMAIN, "SCRIBA_SMTP": mail_server.url()}
     process = subprocess.Popen(
         [sys.executable, "-c", "from scriba.cli.main import main; main()", "mail", "serve",
-         "--listen", f"127.0.0.1:{port}", "--interval", "0.5", "--db", game.store.url],
+         "--listen", f"127.0.0.1:{port}", "--interval", "0.5", "--db", game.commands.store.url],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         for _ in range(100):

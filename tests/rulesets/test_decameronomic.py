@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from scriba.rulesets import BUNDLED
+from scriba.service import Service
 from scriba.service.scenario import load_scenario, run_scenario
-from scriba.service.service import Service
 
 RULESET = "decameronomic"
 SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_1e586876702b88c6.txt"
@@ -21,13 +21,13 @@ ANNOTATION = re.compile(r"^\[(emendata|promulgata) su proposta di (\S+) (del |de
 
 
 def _game(service: Service, players: list[str] | None = None) -> str:
-    return service.create_game(RULESET, start="2026-03-02T09:00:00Z", seed=1,
-                               players=players or ["Anna", "Bruno", "Carla", "Dario"],
-                               offices={"King": "Anna", "Scriba": "Dario"}).game_id
+    return service.commands.create_game(RULESET, start="2026-03-02T09:00:00Z", seed=1,
+                                        players=players or ["Anna", "Bruno", "Carla", "Dario"],
+                                        offices={"King": "Anna", "Scriba": "Dario"}).game_id
 
 
 def _act(service: Service, game: str, actor: str, action: str, **args: object) -> None:
-    outcome = service.perform(game, actor, action, dict(args))
+    outcome = service.commands.perform(game, actor, action, dict(args))
     assert outcome.accepted, outcome.message
 
 
@@ -52,23 +52,23 @@ def _seed_annotations() -> dict[str, list[str]]:
 @pytest.mark.skipif(not SEED.exists(), reason="seed not available")
 def test_the_published_annotations_are_rendered_from_the_history(service: Service) -> None:
     game = _game(service)
-    rendered = {r["id"]: r for r in service.query(game, "annotated_ruleset")}
+    rendered = {r["id"]: r for r in service.reads.query(game, "annotated_ruleset")}
     expected = _seed_annotations()
     assert set(rendered) == set(expected)
     for rule_id, lines in expected.items():
         assert rendered[rule_id]["annotations"] == lines, rule_id
     assert rendered["100"]["annotations"] == ["[emendata su proposta di Karalis dell'1.11.2001]"]
-    text = service.query(game, "annotated_ruleset", {"format": "text"})
+    text = service.reads.query(game, "annotated_ruleset", {"format": "text"})
     assert text.startswith("1. Le regole\n\nTutti i giocatori devono obbedire")
     assert "2700. Tangenti\n\nAd ogni cortigiano" in text
     assert text.endswith("[promulgata su proposta di Gondor del 5.2.2002]")
 
 
 def test_new_and_amended_laws_get_their_annotations(service: Service) -> None:
-    result = run_scenario(service, load_scenario(BUNDLED / RULESET / "scenarios" /
-                                                 "lettere.yaml"))
+    result = run_scenario(service.commands, load_scenario(BUNDLED / RULESET / "scenarios" /
+                                                          "lettere.yaml"))
     assert result.errors == []
-    rendered = {r["id"]: r for r in service.query(result.game_id, "annotated_ruleset")}
+    rendered = {r["id"]: r for r in service.reads.query(result.game_id, "annotated_ruleset")}
     assert rendered["2800"]["annotations"] == ["[promulgata su proposta di Carla del 16.3.2026]"]
     assert rendered["2800"]["owner"] == "Carla"
     assert rendered["2900"]["annotations"] == [
@@ -90,27 +90,27 @@ def test_new_and_amended_laws_get_their_annotations(service: Service) -> None:
 def test_combat(service: Service, a: str, b: str, winner: str | None,
                 scores: tuple[int, int]) -> None:
     game = _game(service)
-    answer = service.query(game, "combat", {"a": a, "b": b})
+    answer = service.reads.query(game, "combat", {"a": a, "b": b})
     assert answer == {"a": a, "b": b, "score_a": scores[0], "score_b": scores[1],
                       "winner": winner}
 
 
 def test_queries(service: Service) -> None:
     game = _game(service)
-    assert service.query(game, "status") == (
+    assert service.reads.query(game, "status") == (
         "Giornata 1, Re Anna, dal 2.3.2026 alle 09:00 UTC al 16.3.2026 alle 09:00 UTC.")
     _act(service, game, "Bruno", "buy_gladiator", name="Maximus", magic_number="12341")
-    assert service.query(game, "gladiators") == {
+    assert service.reads.query(game, "gladiators") == {
         "Maximus": {"owner": "Bruno", "magic": "12341", "available_from": 2, "training": None}}
-    assert service.query(game, "combat", {"a": "Maximus", "b": "51423"})["winner"] == "b"
-    accounts = service.query(game, "accounts")
+    assert service.reads.query(game, "combat", {"a": "Maximus", "b": "51423"})["winner"] == "b"
+    accounts = service.reads.query(game, "accounts")
     assert accounts["crown_treasury"] == 500
     assert accounts["players"]["Bruno"] == {"treasure": 2000, "treasure_pending": -500,
                                             "economic_power": 100}
     _act(service, game, "Carla", "contest", question="Chi decide i titoli?")
     _act(service, game, "Anna", "decree", contest=1, text="L'autore.")
-    assert [d["text"] for d in service.query(game, "decrees")] == ["L'autore."]
-    assert [p["player"] for p in service.query(game, "players")] == [
+    assert [d["text"] for d in service.reads.query(game, "decrees")] == ["L'autore."]
+    assert [p["player"] for p in service.reads.query(game, "players")] == [
         "Anna", "Bruno", "Carla", "Dario"]
 
 
@@ -121,8 +121,8 @@ def test_repealing_a_rule_removes_its_mechanic(service: Service) -> None:
          changes=[{"repeal": {"rule": "10"}}])
     _act(service, game, "Carla", "vote_letter", votes=[
         {"proposal": "r1", "choice": "favorevole"}, {"proposal": "r2", "choice": "favorevole"}])
-    service.advance(game, by=14 * DAY)
-    state = service.load(game)
+    service.commands.advance(game, by=14 * DAY)
+    state = service.reads.load(game)
     assert state.proposal_by_label("r1")["status"] == "adopted"
     assert "1900" not in [r["id"] for r in state.rules_in_force()]
     # Without rule 1900 a transfer changes the Treasures at once, and so does the income
@@ -130,17 +130,18 @@ def test_repealing_a_rule_removes_its_mechanic(service: Service) -> None:
     # started (credited now, under 1900 then), + 106 earned now (her Economic Power after
     # the +6 of Giornata 1).
     _act(service, game, "Carla", "give_nomica", to="Dario", amount=300)
-    players = service.load(game).players
+    players = service.reads.load(game).players
     assert players["Carla"]["vars"]["economic_power"] == 106
     assert players["Carla"]["vars"]["treasure"] == 2000 + 100 + 106 - 300
     assert players["Dario"]["vars"]["treasure"] == 2000 + 100 + 100 + 300
     # Without rule 10 the King (now Bruno) is not a courtier and cannot vote.
-    assert service.load(game).offices["King"] == "Bruno"
+    assert service.reads.load(game).offices["King"] == "Bruno"
     _act(service, game, "Carla", "propose", label="r3", changes=[{"repeal": {"rule": "1800"}}])
-    refused = service.perform(game, "Bruno", "vote", {"proposal": "r3", "choice": "contrario"})
+    refused = service.commands.perform(game, "Bruno", "vote", {"proposal": "r3",
+                                                               "choice": "contrario"})
     assert not refused.accepted
     assert "Il Re non è un Cortigiano" in refused.message
-    assert not service.perform(game, "Bruno", "veto", {"proposal": "r3"}).accepted
+    assert not service.commands.perform(game, "Bruno", "veto", {"proposal": "r3"}).accepted
 
 
 def test_a_king_who_overspends_is_quarantined_then_expelled(
@@ -148,21 +149,21 @@ def test_a_king_who_overspends_is_quarantined_then_expelled(
     game = _game(service)
     _act(service, game, "Bruno", "propose", changes=[{"repeal": {"rule": "1800"}}])
     _act(service, game, "Carla", "propose", changes=[{"repeal": {"rule": "1600"}}])
-    service.advance(game, by=14 * DAY)
-    assert service.load(game).offices["King"] == "Bruno"
+    service.commands.advance(game, by=14 * DAY)
+    assert service.reads.load(game).offices["King"] == "Bruno"
     # Bruno overspends during his reign: Quarantine at the start of Giornata 3 ...
     _act(service, game, "Bruno", "give_nomica", to="Anna", amount=2000)
     _act(service, game, "Bruno", "give_nomica", to="Dario", amount=2000)
     _act(service, game, "Carla", "propose", changes=[{"repeal": {"rule": "1500"}}])
-    service.advance(game, by=14 * DAY)
-    state = service.load(game)
+    service.commands.advance(game, by=14 * DAY)
+    state = service.reads.load(game)
     assert state.offices["King"] == "Carla"
     assert state.players["Bruno"]["vars"]["quarantine"] == 3
-    assert not service.perform(game, "Bruno", "propose",
-                               {"changes": [{"repeal": {"rule": "300"}}]}).accepted
+    assert not service.commands.perform(game, "Bruno", "propose",
+                                        {"changes": [{"repeal": {"rule": "300"}}]}).accepted
     # ... and expelled at the start of Giornata 4.
     _act(service, game, "Dario", "propose", changes=[{"repeal": {"rule": "1400"}}])
-    service.advance(game, by=14 * DAY)
-    state = service.load(game)
+    service.commands.advance(game, by=14 * DAY)
+    state = service.reads.load(game)
     assert state.players["Bruno"]["status"] == "expelled"
     assert state.offices["King"] == "Dario"

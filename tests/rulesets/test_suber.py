@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from scriba.rulesets import load_ruleset
+from scriba.service import Service
 from scriba.service.scenario import load_scenario, run_scenario
-from scriba.service.service import Service
 
 SCENARIOS = sorted((Path(load_ruleset("suber").path) / "scenarios").glob("*.yaml"))
 START = "2026-03-01T10:00:00Z"
@@ -27,28 +27,28 @@ def service(make_service):
 
 
 def act(service: Service, game: str, actor: str, action: str, **args) -> None:
-    outcome = service.perform(game, actor, action, args)
+    outcome = service.commands.perform(game, actor, action, args)
     assert outcome.accepted, outcome.message
 
 
 def play_turn(service: Service, game: str, mover: str, change: dict, players: list[str]) -> None:
     act(service, game, mover, "propose", changes=[change])
     for player in players:
-        act(service, game, player, "vote", proposal=service.load(game).vars["turn_proposal"],
+        act(service, game, player, "vote", proposal=service.reads.load(game).vars["turn_proposal"],
             choice="for")
     act(service, game, mover, "roll")
 
 
 def dice_game(service: Service, seed: int, turns: int = 9) -> tuple[dict, list[int]]:
     players = ["Anna", "Bruno", "Carla"]
-    game = service.create_game("suber", seed=seed, start=START, players=players).game_id
+    game = service.commands.create_game("suber", seed=seed, start=START, players=players).game_id
     rolls = []
     for turn in range(turns):
-        mover = service.load(game).vars["turn"]
+        mover = service.reads.load(game).vars["turn"]
         play_turn(service, game, mover, {"enact": {"title": f"R{turn}", "text": f"Rule {turn}."}},
                   players)
-        rolls.append(service.load(game).vars["last_roll"])
-    points = {p: v["vars"]["points"] for p, v in service.load(game).players.items()}
+        rolls.append(service.reads.load(game).vars["last_roll"])
+    points = {p: v["vars"]["points"] for p, v in service.reads.load(game).players.items()}
     return points, rolls
 
 
@@ -65,9 +65,10 @@ def test_initial_set(service):
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 def test_scenario_passes_and_replays(service, path):
-    result = run_scenario(service, load_scenario(path.read_text(encoding="utf-8")))
+    result = run_scenario(service.commands, load_scenario(path.read_text(encoding="utf-8")))
     assert result.errors == []
-    assert service.replay(result.game_id).to_dict() == service.load(result.game_id).to_dict()
+    reads = service.reads
+    assert reads.replay(result.game_id).to_dict() == reads.load(result.game_id).to_dict()
 
 
 def test_same_seed_same_dice(service):
@@ -86,8 +87,9 @@ def test_other_seeds_other_dice(service):
 
 
 def test_precedence_immutable_first_then_213(service):
-    game = service.create_game("suber", seed=1, start=START, players=["Anna", "Bruno"]).game_id
-    order = service.engine.precedence(service.load(game))
+    game = service.commands.create_game("suber", seed=1, start=START, players=["Anna",
+                                                                               "Bruno"]).game_id
+    order = service.commands.engine.precedence(service.reads.load(game))
     assert order == [str(n) for n in range(101, 117)] + ["213"] + \
         [str(n) for n in range(201, 213)]
     # A rule made mutable joins the mutable ones; 213 still comes first among them.
@@ -95,7 +97,7 @@ def test_precedence_immutable_first_then_213(service):
               ["Anna", "Bruno"])
     play_turn(service, game, "Bruno", {"transmute": {"rule": "210", "mutable": False}},
               ["Anna", "Bruno"])
-    order = service.engine.precedence(service.load(game))
+    order = service.commands.engine.precedence(service.reads.load(game))
     immutable = [str(n) for n in range(101, 117) if n != 113] + ["302"]
     assert order == immutable + ["213"] + \
         [str(n) for n in range(201, 213) if n != 210] + ["301"]
@@ -104,10 +106,10 @@ def test_precedence_immutable_first_then_213(service):
 def test_114_keeps_one_mutable_rule(service):
     rules = [dict(rule, attributes={"mutable": rule["id"] == "202"})
              for rule in load_ruleset("suber").rules]
-    game = service.create_game("suber", seed=1, start=START, players=["Anna", "Bruno"],
-                               rules=rules).game_id
+    game = service.commands.create_game("suber", seed=1, start=START, players=["Anna", "Bruno"],
+                                        rules=rules).game_id
     for change in ({"repeal": {"rule": "202"}}, {"transmute": {"rule": "202", "mutable": False}}):
-        outcome = service.perform(game, "Anna", "propose", {"changes": [change]})
+        outcome = service.commands.perform(game, "Anna", "propose", {"changes": [change]})
         assert not outcome.accepted
         assert "at least one mutable rule (rule 114)" in outcome.message
     # Adding a rule is always fine.
@@ -118,10 +120,10 @@ def test_114_keeps_one_mutable_rule(service):
 def test_209_counts_a_transmutation(service):
     extra = [{"id": str(300 + n), "title": f"Extra {n}", "text": f"Extra rule {n}.",
               "code": None, "attributes": {"mutable": True}} for n in range(1, 13)]
-    game = service.create_game("suber", seed=1, start=START, players=["Anna", "Bruno"],
-                               rules=load_ruleset("suber").rules + extra).game_id
-    outcome = service.perform(game, "Anna", "propose",
-                              {"changes": [{"transmute": {"rule": "113", "mutable": True}}]})
+    game = service.commands.create_game("suber", seed=1, start=START, players=["Anna", "Bruno"],
+                                        rules=load_ruleset("suber").rules + extra).game_id
+    transmute = {"transmute": {"rule": "113", "mutable": True}}
+    outcome = service.commands.perform(game, "Anna", "propose", {"changes": [transmute]})
     assert not outcome.accepted
     assert "more than 25 mutable rules (rule 209): this change would make 26" in outcome.message
     # Making a rule immutable frees a place.
@@ -131,12 +133,12 @@ def test_209_counts_a_transmutation(service):
 
 def test_108_renumbers_paragraph_amendments_and_new_titles(service):
     players = ["Anna", "Bruno"]
-    game = service.create_game("suber", seed=1, start=START, players=players).game_id
+    game = service.commands.create_game("suber", seed=1, start=START, players=players).game_id
     text = "Each player always has exactly one vote, cast openly."
     play_turn(service, game, "Anna",
               {"amend_paragraph": {"rule": "207", "paragraph": 1, "text": text}}, players)
     play_turn(service, game, "Bruno", {"retitle": {"rule": "202", "title": "A turn"}}, players)
-    state = service.load(game)
+    state = service.reads.load(game)
     assert "207" not in state.rules and "202" not in state.rules
     assert state.rules["301"]["text"].endswith("cast openly.")
     assert [h["change"] for h in state.rules["301"]["history"]] == \
@@ -144,19 +146,20 @@ def test_108_renumbers_paragraph_amendments_and_new_titles(service):
     assert state.rules["302"]["title"] == "A turn"
     # Rule 202's code moved with it: turns go on, and a second vote is still refused (207).
     play_turn(service, game, "Anna", {"enact": {"title": "Hats", "text": "Hats on."}}, players)
-    assert service.load(game).rules["303"]["title"] == "Hats"
+    assert service.reads.load(game).rules["303"]["title"] == "Hats"
     act(service, game, "Bruno", "propose", changes=[{"repeal": {"rule": "303"}}])
     act(service, game, "Anna", "vote", proposal=304, choice="for")
-    outcome = service.perform(game, "Anna", "vote", {"proposal": 304, "choice": "against"})
+    outcome = service.commands.perform(game, "Anna", "vote", {"proposal": 304, "choice": "against"})
     assert "exactly one vote (rule 301)" in outcome.message
 
 
 def test_status_line(service):
-    game = service.create_game("suber", seed=1, start=START,
-                               players=["Anna", "Bruno", "Carla"]).game_id
-    assert service.query(game, "status") == \
+    game = service.commands.create_game("suber", seed=1, start=START,
+                                        players=["Anna", "Bruno", "Carla"]).game_id
+    assert service.reads.query(game, "status") == \
         "Round 1, turn 1: Anna moves and must propose a rule-change. Judge: Carla."
     act(service, game, "Anna", "propose", changes=[{"repeal": {"rule": "210"}}])
     act(service, game, "Bruno", "vote", proposal=301, choice="for")
-    assert service.query(game, "status") == ("Round 1, turn 1: Anna moves; proposal 301 awaits "
+    assert service.reads.query(game,
+                               "status") == ("Round 1, turn 1: Anna moves; proposal 301 awaits "
                                              "the votes of Anna, Carla. Judge: Carla.")

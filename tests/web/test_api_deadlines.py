@@ -12,7 +12,7 @@ import pytest
 from serving import Server
 
 from scriba.rulesets import load_ruleset
-from scriba.service import Service
+from scriba.service import open_service
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ALARMS = 6
@@ -26,20 +26,20 @@ def db_url(request, tmp_path):
 
 
 def test_two_servers_fire_each_timer_once_on_time(db_url) -> None:
-    service = Service(db_url)
+    service = open_service(db_url)
     game = f"clock-{time.time_ns()}"
-    service.create_game(load_ruleset("clockwork", root=FIXTURES), game_id=game,
-                        players=["Ann", "Ben"], clock="real")
+    service.commands.create_game(load_ruleset("clockwork", root=FIXTURES), game_id=game,
+                                 players=["Ann", "Ben"], clock="real")
     servers = [Server(db_url, tick=0.1), Server(db_url, tick=0.1)]
     try:
         # Alarms set now, by another process, 2 to 4.5 s ahead: the servers must find them.
         for i in range(ALARMS):
-            outcome = service.perform(game, "Ann", "set_alarm",
-                                      {"label": f"a{i}", "after": 2 + i // 2})
+            outcome = service.commands.perform(game, "Ann", "set_alarm",
+                                               {"label": f"a{i}", "after": 2 + i // 2})
             assert outcome.accepted, outcome.message
         due = time.monotonic() + 2 + (ALARMS - 1) // 2
         while time.monotonic() < due + 4:
-            rung = service.load(game).vars["rung"]
+            rung = service.reads.load(game).vars["rung"]
             if len([r for r in rung if r.startswith("a")]) >= ALARMS:
                 break
             time.sleep(0.2)
@@ -48,11 +48,11 @@ def test_two_servers_fire_each_timer_once_on_time(db_url) -> None:
         status = httpx.get(f"{servers[1].url}/api/v1/games/{game}").json()
     finally:
         outputs = [s.stop() for s in servers]
-    fired = [e for e in service.log(game) if e["type"] == "timer_fired"
+    fired = [e for e in service.reads.log(game) if e["type"] == "timer_fired"
              and e["payload"]["name"] == "alarm"]
     labels = Counter(e["payload"]["data"]["label"] for e in fired)
     assert labels == Counter({f"a{i}": 1 for i in range(ALARMS)}), outputs
-    rung = service.load(game).vars["rung"]
+    rung = service.reads.load(game).vars["rung"]
     assert sorted(r.split("@")[0] for r in rung if r.startswith("a")) == \
         [f"a{i}" for i in range(ALARMS)]
     assert status["vars"]["rung"] == rung

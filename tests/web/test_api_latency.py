@@ -12,7 +12,7 @@ import time
 import httpx
 from serving import Server
 
-from scriba.service import Service
+from scriba.service import Service, open_service
 
 VOTERS = 25
 KITES = {"enact": {"title": "Kites", "text": "Players may bring kites to the table."}}
@@ -20,9 +20,9 @@ KITES = {"enact": {"title": "Kites", "text": "Players may bring kites to the tab
 
 def _game(service: Service, game: str) -> list[str]:
     players = ["Anna"] + [f"P{i:02d}" for i in range(VOTERS)]
-    service.create_game("suber", game_id=game, players=players, clock="real")
-    assert service.perform(game, "Anna", "propose",
-                           {"label": "k", "changes": [KITES]}).accepted
+    service.commands.create_game("suber", game_id=game, players=players, clock="real")
+    assert service.commands.perform(game, "Anna", "propose",
+                                    {"label": "k", "changes": [KITES]}).accepted
     return players[1:]
 
 
@@ -34,16 +34,17 @@ def _summary(times: list[float]) -> str:
 
 def test_vote_latency_http_next_to_service(tmp_path) -> None:
     db = f"sqlite:///{tmp_path / 'latency.db'}"
-    service = Service(db)
+    service = open_service(db)
     direct = []
     for number, player in enumerate(_game(service, "direct")):
         start = time.perf_counter()
-        outcome = service.perform("direct", player, "vote", {"proposal": "k", "choice": "yes"})
+        outcome = service.commands.perform("direct", player, "vote", {"proposal": "k",
+                                                                      "choice": "yes"})
         if number:  # the first warms the sandbox's workers, as a running server has
             direct.append(time.perf_counter() - start)
         assert outcome.accepted, outcome.message
     voters = _game(service, "http")
-    tokens = {p: service.accounts.new_token("http", p) for p in voters}
+    tokens = {p: service.seats.new_token("http", p) for p in voters}
     server = Server(db)
     over_http = []
     try:

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from serving import Server, csrf_from, run_scriba
 
-from scriba.service import Service
+from scriba.service import open_service
 
 ENACT = {"enact": {"title": "Kites", "text": "Players may bring kites to the table."}}
 
@@ -18,13 +18,13 @@ ENACT = {"enact": {"title": "Kites", "text": "Players may bring kites to the tab
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     db = f"sqlite:///{tmp_path_factory.mktemp('serve') / 'scriba.db'}"
-    service = Service(db)
-    service.create_game("equinomic", game_id="eq", players=["Anna", "Bruno", "Carla"],
-                        clock="real")
+    service = open_service(db)
+    service.commands.create_game("equinomic", game_id="eq", players=["Anna", "Bruno", "Carla"],
+                                 clock="real")
     server = Server(db, "--demo")
     tokens = {name: run_scriba("token", "demo", name, "--db", db).strip().splitlines()[-1]
               for name in ("Anna", "Bruno")}
-    tokens["eq-Anna"] = service.accounts.new_token("eq", "Anna")
+    tokens["eq-Anna"] = service.seats.new_token("eq", "Anna")
     yield server, service, tokens
     server.stop()
     service.close()
@@ -57,7 +57,7 @@ def test_token_is_the_last_line_and_works(site) -> None:
 
 def test_no_action_without_a_token(site) -> None:
     server, service, tokens = site
-    before = len(service.log("demo"))
+    before = len(service.reads.log("demo"))
     url = f"{server.url}/api/v1/games/demo/commands"
     for headers in [{}, bearer("scr_forged"), {"Authorization": "Basic YTpi"},
                     bearer(tokens["Anna"] + "x")]:
@@ -66,7 +66,7 @@ def test_no_action_without_a_token(site) -> None:
         assert answer.headers["content-type"] == "application/problem+json"
     answer = httpx.post(url, json={"action": "roll"}, headers=bearer(tokens["eq-Anna"]))
     assert answer.status_code == 403 and "eq" in answer.json()["detail"]
-    assert len(service.log("demo")) == before
+    assert len(service.reads.log("demo")) == before
 
 
 def test_actor_is_the_tokens_player(site) -> None:
@@ -81,7 +81,7 @@ def test_actor_is_the_tokens_player(site) -> None:
                         json={"action": "propose", "args": {"label": "b1", "changes": [ENACT]}})
     assert answer.status_code == 422, answer.text
     assert answer.headers["content-type"] == "application/problem+json"
-    refused = service.log("demo")[-1]
+    refused = service.reads.log("demo")[-1]
     assert refused["type"] == "command_refused" and refused["actor"] == "Bruno"
     assert answer.json()["detail"] == refused["payload"]["message"]
     # Anna's proposes as Anna.
@@ -91,14 +91,14 @@ def test_actor_is_the_tokens_player(site) -> None:
     assert done.status_code == 200, done.text
     body = done.json()
     assert body["accepted"] and body["seqs"] and body["reply"]
-    events = {e["seq"]: e for e in service.log("demo")}
+    events = {e["seq"]: e for e in service.reads.log("demo")}
     assert all(events[seq]["actor"] in ("Anna", None) for seq in body["seqs"])
     assert events[body["seqs"][0]]["actor"] == "Anna"
     again = httpx.post(url, headers=bearer(tokens["Anna"]),
                        json={"action": "propose", "args": {"label": "a1", "changes": [ENACT]},
                              "request_id": "anna-1"})
     assert again.json() == body  # the same request id: the first answer, nothing new
-    assert max(events) == service.log("demo")[-1]["seq"]
+    assert max(events) == service.reads.log("demo")[-1]["seq"]
 
 
 def test_refusal_in_the_games_language(site) -> None:
@@ -161,15 +161,15 @@ def test_forged_csrf_refused(site) -> None:
     assert answer.status_code == 303 and answer.headers["location"] == "/games/demo"
     # Signed in, the API acts as Carla only with the session's CSRF token in a header.
     url = "/api/v1/games/demo/commands"
-    before = len(service.log("demo"))
+    before = len(service.reads.log("demo"))
     assert client.post(url, json={"action": "consent"}).status_code == 403
     assert client.post(url, json={"action": "consent"},
                        headers={"X-CSRF-Token": "y" * 43}).status_code == 403
-    assert len(service.log("demo")) == before
+    assert len(service.reads.log("demo")) == before
     token = csrf_from(client.get("/account").text)
     acted = client.post(url, json={"action": "roll"}, headers={"X-CSRF-Token": token})
     assert acted.status_code in (200, 422), acted.text
-    assert service.log("demo")[-1]["actor"] == "Carla"
+    assert service.reads.log("demo")[-1]["actor"] == "Carla"
     # Sign-out is a form too; a forged one leaves the session alone.
     assert client.post("/signout", data={"csrf_token": "z" * 43}).status_code == 403
     assert client.get("/account").status_code == 200
@@ -190,7 +190,7 @@ def test_sign_in_rate_limited(site) -> None:
 
 def test_invitation_used_twice_refused(site) -> None:
     server, service, _ = site
-    token = service.accounts.invite("eq", "dora@example.org", "Dora")
+    token = service.seats.invite("eq", "dora@example.org", "Dora")
     client = httpx.Client(base_url=server.url)
     page = client.get(f"/invitations/{token}")
     assert page.status_code == 200 and "Dora" in page.text
@@ -198,7 +198,7 @@ def test_invitation_used_twice_refused(site) -> None:
         "csrf_token": csrf_from(page.text), "password": "dora's password",
         "display_name": "Dora"})
     assert accepted.status_code == 303, accepted.text
-    assert "Dora" in service.load("eq").players
+    assert "Dora" in service.reads.load("eq").players
     other = httpx.Client(base_url=server.url)
     page = other.get(f"/invitations/{token}")
     again = other.post(f"/invitations/{token}", data={
@@ -230,13 +230,13 @@ def test_officer_endpoints(site) -> None:
 
 
 def test_the_api_on_postgresql(postgres_url) -> None:
-    service = Service(postgres_url)
+    service = open_service(postgres_url)
     game = f"pg-{time.time_ns()}"
-    service.create_game("suber", game_id=game, players=["Anna", "Bruno", "Carla"],
-                        clock="real")
-    service.accounts.seat(game, "Anna", f"anna-{game}@example.org")
-    anna = service.accounts.new_token(game, "Anna")
-    bruno = service.accounts.new_token(game, "Bruno")
+    service.commands.create_game("suber", game_id=game, players=["Anna", "Bruno", "Carla"],
+                                 clock="real")
+    service.seats.seat(game, "Anna", f"anna-{game}@example.org")
+    anna = service.seats.new_token(game, "Anna")
+    bruno = service.seats.new_token(game, "Bruno")
     server = Server(postgres_url)
     try:
         url = f"{server.url}/api/v1/games/{game}/commands"
@@ -247,7 +247,7 @@ def test_the_api_on_postgresql(postgres_url) -> None:
         voted = httpx.post(url, headers=bearer(bruno), json={
             "action": "vote", "args": {"proposal": "k", "choice": "yes"}})
         assert voted.status_code == 200, voted.text
-        assert service.log(game)[voted.json()["seqs"][0] - 1]["actor"] == "Bruno"
+        assert service.reads.log(game)[voted.json()["seqs"][0] - 1]["actor"] == "Bruno"
         twice = httpx.post(url, headers=bearer(bruno), json={
             "action": "vote", "args": {"proposal": "k", "choice": "yes"}})
         assert twice.status_code == 422 and twice.json()["detail"]
@@ -303,7 +303,7 @@ def test_officer_acts_for_offices_and_moves_a_simulated_clock(site) -> None:
     judged = officer.post("/api/v1/games/demo/officer/commands", headers=csrf,
                           json={"action": "judge", "args": {"judgment": "1", "ruling": "yes"}})
     assert judged.status_code in (200, 422), judged.text
-    assert service.log("demo")[-1]["actor"] == "Carla"
+    assert service.reads.log("demo")[-1]["actor"] == "Carla"
     assert httpx.post(f"{server.url}/api/v1/games/demo/officer/commands",
                       headers=bearer(tokens["Anna"]),
                       json={"action": "judge", "args": {}}).status_code == 403
@@ -312,13 +312,13 @@ def test_officer_acts_for_offices_and_moves_a_simulated_clock(site) -> None:
     assert unknown.status_code == 422
     real = officer.post("/api/v1/games/demo/advance", headers=csrf, json={"by": 3600})
     assert real.status_code == 422 and "real clock" in real.json()["detail"]
-    service.create_game("suber", game_id="sim", players=["Anna", "Bruno"],
-                        start="2026-03-01T10:00:00Z")
+    service.commands.create_game("suber", game_id="sim", players=["Anna", "Bruno"],
+                                 start="2026-03-01T10:00:00Z")
     boss = service.accounts.by_email("scriba@example.org")
-    service.accounts.set_officer("sim", boss.id)
+    service.seats.set_officer("sim", boss.id)
     moved = officer.post("/api/v1/games/sim/advance", headers=csrf, json={"by": 86400})
     assert moved.status_code == 200, moved.text
-    assert service.load("sim").time == "2026-03-02T10:00:00Z"
+    assert service.reads.load("sim").time == "2026-03-02T10:00:00Z"
     garbage = officer.post("/api/v1/games/sim/advance", headers=csrf, json={"to": "soon"})
     assert garbage.status_code == 422
 
@@ -332,7 +332,7 @@ def test_a_player_makes_and_revokes_their_own_token(site) -> None:
                                                 "game": "demo", "label": "my <bot>"})
     assert made.status_code == 201
     token = re.search(r'<code id="new-token">([^<]+)</code>', made.text).group(1)
-    assert service.accounts.token_identity(token)[1:] == ("demo", "Anna")
+    assert service.seats.token_identity(token)[1:] == ("demo", "Anna")
     assert "my &lt;bot&gt;" in client.get("/account").text
     # No token for a game where one has no seat, and no token without the CSRF token.
     assert client.post("/account/tokens", data={"csrf_token": csrf_from(page.text),

@@ -8,17 +8,17 @@ import subprocess
 
 from serving import SCRIBA, run_scriba
 
-from scriba.service import Service
+from scriba.service import open_service
 
 
 def test_token_revoke_and_officer(tmp_path) -> None:
     db = f"sqlite:///{tmp_path / 'cli.db'}"
-    service = Service(db)
-    service.create_game("suber", game_id="g", players=["Anna", "Bruno"])
+    service = open_service(db)
+    service.commands.create_game("suber", game_id="g", players=["Anna", "Bruno"])
     token = run_scriba("token", "g", "Anna", "--label", "bot", "--db", db).splitlines()[-1]
-    assert service.accounts.token_identity(token)[1:] == ("g", "Anna")
+    assert service.seats.token_identity(token)[1:] == ("g", "Anna")
     assert "1 token(s) revoked" in run_scriba("revoke", token, "--db", db)
-    assert service.accounts.token_identity(token) is None
+    assert service.seats.token_identity(token) is None
     run_scriba("token", "g", "Bruno", "--db", db)
     run_scriba("token", "g", "Bruno", "--db", db)
     assert "2 token(s) revoked" in run_scriba("revoke", "--game", "g", "--player", "Bruno",
@@ -36,6 +36,6 @@ def test_token_revoke_and_officer(tmp_path) -> None:
                           capture_output=True, text=True, timeout=60)
     assert made.returncode == 0, made.stdout + made.stderr
     boss = service.accounts.authenticate("boss@example.org", "quiet harbour lanterns")
-    assert boss is not None and service.accounts.role(boss.id, "g").kind == "officer"
+    assert boss is not None and service.seats.role(boss.id, "g").kind == "officer"
     service.close()
 

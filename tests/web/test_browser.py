@@ -21,7 +21,7 @@ import httpx
 import pytest
 from pageserver import Server
 
-from scriba.service.service import Service
+from scriba.service import open_service
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -59,19 +59,21 @@ GAMES = {
 def server(tmp_path_factory: pytest.TempPathFactory):
     folder = tmp_path_factory.mktemp("browser")
     db_url = f"sqlite:///{folder / 'browser.db'}"
-    service = Service(db_url)
+    service = open_service(db_url)
     for game_id, (ruleset, _lang, offices, _words) in GAMES.items():
-        service.create_game(ruleset, game_id=game_id, name=f"{ruleset.title()} ({game_id})",
+        service.commands.create_game(ruleset, game_id=game_id,
+                                     name=f"{ruleset.title()} ({game_id})",
                             players=list(PEOPLE), offices=offices or None,
                             start="2026-03-01T10:00:00Z")
     accounts = service.accounts
+    seats = service.seats
     for name, email in PEOPLE.items():
         accounts.create_account(email, name, PASSWORD)
     officer = accounts.create_account(OFFICER, "Scriba", PASSWORD)
     for game_id in GAMES:
         for name, email in PEOPLE.items():
-            accounts.seat(game_id, name, email)
-        accounts.set_officer(game_id, officer.id)
+            seats.seat(game_id, name, email)
+        seats.set_officer(game_id, officer.id)
     service.close()
     running = Server(db_url, folder / "server.log")
     yield running

@@ -21,7 +21,7 @@ import pytest
 from fastapi.routing import APIRoute
 from serving import Server, csrf_from, run_scriba
 
-from scriba.service import Service
+from scriba.service import open_service
 
 PASSWORD = "a-long-password-1"
 GAME = "edge"
@@ -37,21 +37,22 @@ RAW = ["%FF%FE", "%", "%zz"]  # not even percent-encoding, sent as they are
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     db = f"sqlite:///{tmp_path_factory.mktemp('edges') / 'scriba.db'}"
-    service = Service(db)
-    service.create_game("suber", game_id=GAME, name="Edges", players=["Anna", "Bruno"],
-                        clock="real")
-    service.create_game("suber", game_id="other", players=["Carla"], clock="real")
-    assert service.perform(GAME, "Anna", "propose",
-                           {"label": "a1", "changes": [ENACT]}).accepted
+    service = open_service(db)
+    service.commands.create_game("suber", game_id=GAME, name="Edges", players=["Anna", "Bruno"],
+                                 clock="real")
+    service.commands.create_game("suber", game_id="other", players=["Carla"], clock="real")
+    assert service.commands.perform(GAME, "Anna", "propose",
+                                    {"label": "a1", "changes": [ENACT]}).accepted
     accounts = service.accounts
+    seats = service.seats
     for email in ("anna@example.org", "officer@example.org", "reader@example.org",
                   "maker@example.org"):
         accounts.create_account(email, email.split("@")[0], PASSWORD)
-    accounts.seat(GAME, "Anna", "anna@example.org")
-    accounts.set_officer(GAME, accounts.by_email("officer@example.org").id)
-    tokens = {"anna": accounts.new_token(GAME, "Anna"),
-              "other": accounts.new_token("other", "Carla")}
-    rule = next(r["id"] for r in service.rules_at(GAME) if r.get("in_force"))
+    seats.seat(GAME, "Anna", "anna@example.org")
+    seats.set_officer(GAME, accounts.by_email("officer@example.org").id)
+    tokens = {"anna": seats.new_token(GAME, "Anna"),
+              "other": seats.new_token("other", "Carla")}
+    rule = next(r["id"] for r in service.reads.rules_at(GAME) if r.get("in_force"))
     service.close()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SCRIBA_GAMES_PER_DAY", "2")

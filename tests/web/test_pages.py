@@ -16,7 +16,7 @@ import httpx
 import pytest
 from pageserver import SCRIBA, Server, csrf_of, signed_in
 
-from scriba.service.service import Service
+from scriba.service import open_service
 
 EVE = "<b>Eve</b>"
 LABEL = "<i>p1</i>"
@@ -36,17 +36,17 @@ def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
     folder = tmp_path_factory.mktemp("pages")
     db_url = f"sqlite:///{folder / 'pages.db'}" if request.param == "sqlite" \
         else request.getfixturevalue("postgres_url")
-    service = Service(db_url)
-    service.create_game("equinomic", game_id=GAME, name="Partita <u>esc</u>",
-                        players=list(PEOPLE), start="2026-03-01T10:00:00Z")
+    service = open_service(db_url)
+    service.commands.create_game("equinomic", game_id=GAME, name="Partita <u>esc</u>",
+                                 players=list(PEOPLE), start="2026-03-01T10:00:00Z")
     for player, email in PEOPLE.items():
         service.accounts.create_account(email, player, PASSWORD)
-        service.accounts.seat(GAME, player, email)
-    service.create_game("anderwelt", game_id="zeit", players=["Anna", "Bert"],
-                        offices={"GM": "Max"}, start="2026-03-01T10:00:00Z")
-    service.perform("zeit", "Max", "set_zat", {"days": 7})
+        service.seats.seat(GAME, player, email)
+    service.commands.create_game("anderwelt", game_id="zeit", players=["Anna", "Bert"],
+                                 offices={"GM": "Max"}, start="2026-03-01T10:00:00Z")
+    service.commands.perform("zeit", "Max", "set_zat", {"days": 7})
     officer = service.accounts.create_account(OFFICER, "Scriba", PASSWORD)
-    service.accounts.set_officer(GAME, officer.id)
+    service.seats.set_officer(GAME, officer.id)
     service.close()
     server = Server(db_url, folder / "server.log")
     try:
@@ -63,9 +63,9 @@ def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
 
 def log_length(db_url: str) -> int:
-    service = Service(db_url)
+    service = open_service(db_url)
     try:
-        return len(service.log(GAME))
+        return len(service.reads.log(GAME))
     finally:
         service.close()
 

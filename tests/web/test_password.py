@@ -13,8 +13,7 @@ import pytest
 from serving import Server, csrf_from
 from sqlalchemy import update
 
-from scriba.service import Service
-from scriba.service.outbox import Outbox
+from scriba.service import Service, open_service
 from scriba.store.accounts import PasswordResetRow
 
 PASSWORD = "plum tree at noon"
@@ -27,8 +26,8 @@ WEAK = {"en": "too easy to guess", "it": "troppo facile da indovinare",
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     db = f"sqlite:///{tmp_path_factory.mktemp('passwords') / 'scriba.db'}"
-    service = Service(db)
-    service.create_game("suber", game_id="g", players=["Anna", "Bruno"], clock="real")
+    service = open_service(db)
+    service.commands.create_game("suber", game_id="g", players=["Anna", "Bruno"], clock="real")
     with pytest.MonkeyPatch.context() as env:  # these tests sign in often, from one address
         env.setenv("SCRIBA_SIGNIN_LIMITS", "1000/minute")
         env.setenv("SCRIBA_SIGNIN_IP_LIMITS", "1000/minute")
@@ -53,7 +52,7 @@ def sign_in(server: Server, email: str, password: str) -> httpx.Response:
 def test_12345678_is_refused_in_the_readers_language(site, language) -> None:
     server, service = site
     email = f"{language}-{time.time_ns()}@example.org"
-    token = service.accounts.invite("g", email, f"Player{language.upper()}")
+    token = service.seats.invite("g", email, f"Player{language.upper()}")
     client = browser(server, language)
     page = client.get(f"/invitations/{token}")
     refused = client.post(f"/invitations/{token}", data={
@@ -62,7 +61,7 @@ def test_12345678_is_refused_in_the_readers_language(site, language) -> None:
     assert WEAK[language] in refused.text
     # zxcvbn's own advice is English: for English readers only.
     assert ("common password" in refused.text) == (language == "en")
-    assert not service.accounts.invitation(token).used
+    assert not service.seats.invitation(token).used
     taken = client.post(f"/invitations/{token}", data={
         "csrf_token": csrf_from(page.text), "password": PASSWORD})
     assert taken.status_code == 303
@@ -77,7 +76,7 @@ def test_12345678_is_refused_in_the_readers_language(site, language) -> None:
 def reset_links(service: Service, email: str) -> list[str]:
     """The paths of the reset links mailed to ``email`` (each on SITE)."""
     found = [re.search(r"(https?://[^/\s]+)(/password-reset/\S+)", m["body"])
-             for m in Outbox(service).messages(kind="password_reset") if m["recipient"] == email]
+             for m in service.outbox.messages(kind="password_reset") if m["recipient"] == email]
     assert all(match.group(1) == SITE for match in found)
     return [match.group(2) for match in found]
 
@@ -134,9 +133,9 @@ def test_a_reset_link_expires_after_an_hour(site) -> None:
     csrf = csrf_from(client.get("/password-reset").text)
     client.post("/password-reset", data={"csrf_token": csrf, "email": email})
     [link] = reset_links(service, email)
-    assert "innerhalb einer Stunde" in Outbox(service).messages(kind="password_reset")[-1][
+    assert "innerhalb einer Stunde" in service.outbox.messages(kind="password_reset")[-1][
         "body"]  # the mail in the account's language
-    with service.store.session.begin() as session:  # an hour and a second later
+    with service.commands.store.session.begin() as session:  # an hour and a second later
         session.execute(update(PasswordResetRow).values(
             expires_at=datetime.now(UTC) - timedelta(seconds=1)))
     expired = client.post(link,

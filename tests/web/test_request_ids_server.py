@@ -10,7 +10,7 @@ import httpx
 import pytest
 from serving import Server, csrf_from
 
-from scriba.service import Service
+from scriba.service import Service, open_service
 from scriba.service.errors import RequestIdReused
 
 GAME, PAGES = "rid", "rid-pages"  # a game for the API, one for the pages
@@ -23,19 +23,19 @@ ENACT = {"enact": {"title": "Aquiloni", "text": "Si possono portare aquiloni."}}
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory):
     db = f"sqlite:///{tmp_path_factory.mktemp('rid') / 'scriba.db'}"
-    service = Service(db)
+    service = open_service(db)
     for email in PLAYERS.values():
         service.accounts.create_account(email, email.split("@")[0], PASSWORD)
     # EquiNomic, in Italian: Abele's turn; his proposal p1 is open to the others' votes.
     for game in (GAME, PAGES):
-        service.create_game("equinomic", game_id=game, players=list(PLAYERS),
-                            start="2026-03-01T10:00:00Z")
+        service.commands.create_game("equinomic", game_id=game, players=list(PLAYERS),
+                                     start="2026-03-01T10:00:00Z")
         for player, email in PLAYERS.items():
-            service.accounts.seat(game, player, email)
-        proposed = service.perform(game, "Abele", "propose",
-                                   {"label": "p1", "changes": [ENACT]})
+            service.seats.seat(game, player, email)
+        proposed = service.commands.perform(game, "Abele", "propose",
+                                            {"label": "p1", "changes": [ENACT]})
         assert proposed.accepted, proposed.message
-    tokens = {name: service.accounts.new_token(GAME, name) for name in ("Anna", "Carla")}
+    tokens = {name: service.seats.new_token(GAME, name) for name in ("Anna", "Carla")}
     server = Server(db)
     yield server, service, tokens
     server.stop()
@@ -44,7 +44,7 @@ def site(tmp_path_factory: pytest.TempPathFactory):
 
 def votes(service: Service, game: str = GAME) -> dict[str, str]:
     return {player: vote["choice"]
-            for player, vote in service.load(game).proposals["1"]["votes"].items()}
+            for player, vote in service.reads.load(game).proposals["1"]["votes"].items()}
 
 
 def test_a_request_id_is_the_players_own_on_the_api(site) -> None:
@@ -60,7 +60,7 @@ def test_a_request_id_is_the_players_own_on_the_api(site) -> None:
     assert carla.status_code == 200, carla.text
     anna = send("Anna", "contrario")
     assert anna.status_code == 200, anna.text  # her own vote, not Carla's outcome
-    log = service.log(GAME)
+    log = service.reads.log(GAME)
     assert [log[seq - 1]["actor"] for seq in anna.json()["seqs"]] == ["Anna"]
     assert anna.json()["seqs"] != carla.json()["seqs"]
     assert votes(service) == {"Carla": "for", "Anna": "against"}
@@ -69,7 +69,7 @@ def test_a_request_id_is_the_players_own_on_the_api(site) -> None:
     assert again.status_code == 200
     assert {k: again.json()[k] for k in ("accepted", "message", "seqs")} == \
         {k: anna.json()[k] for k in ("accepted", "message", "seqs")}
-    assert service.log(GAME) == log
+    assert service.reads.log(GAME) == log
     # Another command under her id: 409, a problem document, in the reader's language.
     for query, language in (({}, "it"), ({"lang": "de"}, "de"), ({"lang": "en"}, "en")):
         other = send("Anna", "favorevole", **query)
@@ -79,7 +79,7 @@ def test_a_request_id_is_the_players_own_on_the_api(site) -> None:
         assert problem["status"] == 409 and problem["title"]
         assert problem["type"] == "urn:scriba:problem:request-id-reused"
         assert problem["detail"] == RequestIdReused.told(language)
-    assert service.log(GAME) == log and votes(service)["Anna"] == "against"
+    assert service.reads.log(GAME) == log and votes(service)["Anna"] == "against"
 
 
 def signed_in(server: Server, player: str) -> tuple[httpx.Client, str]:
@@ -102,16 +102,16 @@ def test_a_forms_request_id_is_the_players_own_on_the_pages(site) -> None:
     carla, carla_csrf = signed_in(server, "Carla")
     first = carla.post(act, data={**form, "csrf_token": carla_csrf})
     assert first.status_code == 303 and flash(first).startswith("1"), flash(first)
-    before = len(service.log(PAGES))
+    before = len(service.reads.log(PAGES))
     anna, anna_csrf = signed_in(server, "Anna")
     mine = anna.post(act, data={**form, "csrf_token": anna_csrf})
     assert mine.status_code == 303 and flash(mine).startswith("1"), flash(mine)
-    assert service.log(PAGES)[before]["actor"] == "Anna"  # recorded, as hers
+    assert service.reads.log(PAGES)[before]["actor"] == "Anna"  # recorded, as hers
     assert votes(service, PAGES) == {"Carla": "for", "Anna": "for"}
     # The same form sent again: the first answer; another vote under it: refused.
-    after = len(service.log(PAGES))
+    after = len(service.reads.log(PAGES))
     again = anna.post(act, data={**form, "csrf_token": anna_csrf})
     assert again.status_code == 303 and flash(again) == flash(mine)
     changed = anna.post(act, data={**form, "a_choice": "contrario", "csrf_token": anna_csrf})
     assert changed.status_code == 303 and flash(changed) == "0" + RequestIdReused.told("it")
-    assert len(service.log(PAGES)) == after and votes(service, PAGES)["Anna"] == "for"
+    assert len(service.reads.log(PAGES)) == after and votes(service, PAGES)["Anna"] == "for"

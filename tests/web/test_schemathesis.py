@@ -16,7 +16,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.generation.modes import GenerationMode
 from serving import Server
 
-from scriba.service import Service
+from scriba.service import open_service
 
 GAME = "fuzz"
 ENACT = {"enact": {"title": "Kites", "text": "Players may bring kites to the table."}}
@@ -26,18 +26,18 @@ EXAMPLES = 8  # per operation and mode: the whole test stays well under a minute
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     db = f"sqlite:///{tmp_path_factory.mktemp('fuzz') / 'scriba.db'}"
-    service = Service(db)
-    service.create_game("suber", game_id=GAME, players=["Anna", "Bruno"], clock="real")
-    assert service.perform(GAME, "Anna", "propose",
-                           {"label": "a1", "changes": [ENACT]}).accepted
-    accounts = service.accounts
-    accounts.seat(GAME, "Anna", "fuzz-anna@example.org")
-    bruno = accounts.seat(GAME, "Bruno", "fuzz-bruno@example.org")
-    accounts.set_officer(GAME, bruno.id)  # Bruno's token is the officer's too
-    tokens = {"player": accounts.new_token(GAME, "Anna"),
-              "officer": accounts.new_token(GAME, "Bruno")}
+    service = open_service(db)
+    service.commands.create_game("suber", game_id=GAME, players=["Anna", "Bruno"], clock="real")
+    assert service.commands.perform(GAME, "Anna", "propose",
+                                    {"label": "a1", "changes": [ENACT]}).accepted
+    seats = service.seats
+    seats.seat(GAME, "Anna", "fuzz-anna@example.org")
+    bruno = seats.seat(GAME, "Bruno", "fuzz-bruno@example.org")
+    seats.set_officer(GAME, bruno.id)  # Bruno's token is the officer's too
+    tokens = {"player": seats.new_token(GAME, "Anna"),
+              "officer": seats.new_token(GAME, "Bruno")}
     fixed = {"game": GAME, "proposal": "1",
-             "rule": str(next(r["id"] for r in service.rules_at(GAME)))}
+             "rule": str(next(r["id"] for r in service.reads.rules_at(GAME)))}
     service.close()
     server = Server(db)
     yield server, tokens, fixed

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from serving import Server, csrf_from
 
-from scriba.service import Service
+from scriba.service import Service, open_service
 
 PASSWORD = "plum tree at noon"
 NEW_PASSWORD = "apricot dusk lantern"
@@ -34,10 +34,10 @@ def serve(db: str, *args: str) -> Server:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     db = f"sqlite:///{tmp_path_factory.mktemp('sessions') / 'scriba.db'}"
-    service = Service(db)
+    service = open_service(db)
     for game, players in [("g1", ["Anna", "Bruno"]), ("g2", ["Anna", "Carla"]),
                           ("g3", ["Dora", "Emil"])]:
-        service.create_game("suber", game_id=game, players=players, clock="real")
+        service.commands.create_game("suber", game_id=game, players=players, clock="real")
     server = serve(db, "--forwarded-allow-ips", "127.0.0.1")  # as behind a local proxy
     yield server, service, db
     server.stop()
@@ -49,7 +49,7 @@ def person(service: Service, name: str, *seats: tuple[str, str]) -> str:
     email = f"{name.lower()}-{next(_people)}-{time.time_ns()}@example.org"
     service.accounts.create_account(email, name, PASSWORD)
     for game, player in seats:
-        service.accounts.seat(game, player, email)
+        service.seats.seat(game, player, email)
     return email
 
 
@@ -82,7 +82,7 @@ def set_cookie(answer: httpx.Response, name: str) -> set[str]:
 def test_a_bearer_token_opens_no_account_page_and_makes_no_token(site) -> None:
     server, service, _ = site
     email = person(service, "Anna", ("g1", "Anna"), ("g2", "Anna"))
-    token = service.accounts.new_token("g1", "Anna", "bot")
+    token = service.seats.new_token("g1", "Anna", "bot")
     shown = httpx.get(server.url + "/account", headers=bearer(token))
     assert shown.status_code == 303 and shown.headers["location"].startswith("/signin")
     assert email not in shown.text
@@ -91,7 +91,7 @@ def test_a_bearer_token_opens_no_account_page_and_makes_no_token(site) -> None:
     assert changed.status_code == 403
     account = service.accounts.by_email(email)
     assert (account.display_name, account.language) == ("Anna", "en")
-    before = service.accounts.tokens("g2", "Anna")
+    before = service.seats.tokens("g2", "Anna")
     minted = httpx.post(server.url + "/account/tokens", headers=bearer(token),
                         data={"game": "g2", "label": "escalate"})
     assert minted.status_code == 403 and "scr_" not in minted.text
@@ -100,24 +100,24 @@ def test_a_bearer_token_opens_no_account_page_and_makes_no_token(site) -> None:
     csrf = csrf_from(browser.get("/signin").text)
     minted = browser.post("/account/tokens", data={"game": "g2", "csrf_token": csrf})
     assert minted.status_code == 303 and minted.headers["location"].startswith("/signin")
-    assert service.accounts.tokens("g2", "Anna") == before
+    assert service.seats.tokens("g2", "Anna") == before
     assert "Signed in as" not in browser.get("/games/g1").text
     # Revoking the token leaves nothing it made: it made nothing.
     assert httpx.delete(server.url + "/api/v1/token", headers=bearer(token)).status_code == 204
-    assert service.accounts.tokens("g2", "Anna") == before
+    assert service.seats.tokens("g2", "Anna") == before
 
 
 def test_a_token_acts_and_reads_as_its_player_in_its_game_only(site) -> None:
     server, service, _ = site
     person(service, "Anna", ("g1", "Anna"), ("g2", "Anna"))
-    token = service.accounts.new_token("g1", "Anna")
-    before = len(service.log("g2"))
+    token = service.seats.new_token("g1", "Anna")
+    before = len(service.reads.log("g2"))
     acted = httpx.post(server.url + "/api/v1/games/g2/commands", headers=bearer(token),
                        json={"action": "roll"})
     assert acted.status_code == 403 and "g1" in acted.json()["detail"]
     read = httpx.get(server.url + "/api/v1/games/g2/actions", headers=bearer(token))
     assert read.status_code == 403
-    assert len(service.log("g2")) == before
+    assert len(service.reads.log("g2")) == before
     own = httpx.get(server.url + "/api/v1/games/g1/actions", headers=bearer(token)).json()
     assert own["player"] == "Anna"
 
@@ -207,12 +207,12 @@ def test_sign_out_one_session_or_everywhere(site) -> None:
 def test_the_officer_taking_a_seat_away_revokes_its_tokens_and_ends_sessions(site) -> None:
     server, service, _ = site
     officer_email = person(service, "Boss")
-    service.accounts.set_officer("g3", service.accounts.by_email(officer_email).id)
+    service.seats.set_officer("g3", service.accounts.by_email(officer_email).id)
     dora_email = person(service, "Dora", ("g3", "Dora"))
     emil_email = person(service, "Emil", ("g3", "Emil"))
     dora, emil = sign_in(server.url, dora_email), sign_in(server.url, emil_email)
-    dora_token = service.accounts.new_token("g3", "Dora")
-    emil_token = service.accounts.new_token("g3", "Emil")
+    dora_token = service.seats.new_token("g3", "Dora")
+    emil_token = service.seats.new_token("g3", "Emil")
     actions = server.url + "/api/v1/games/g3/actions"
     assert httpx.get(actions, headers=bearer(dora_token)).json()["player"] == "Dora"
     # Not the officer: refused, nothing changes.
@@ -224,14 +224,14 @@ def test_the_officer_taking_a_seat_away_revokes_its_tokens_and_ends_sessions(sit
     given = officer.post("/games/g3/officer/seat", data={
         "csrf_token": csrf, "player": "Dora", "email": "new-dora@example.org"})
     assert given.status_code == 303
-    assert service.accounts.player_for_email("g3", "new-dora@example.org") == "Dora"
+    assert service.seats.player_for_email("g3", "new-dora@example.org") == "Dora"
     assert httpx.get(actions, headers=bearer(dora_token)).status_code == 401
     assert not signed_in(dora)
     assert signed_in(emil) and httpx.get(actions, headers=bearer(emil_token)).is_success
     removed = officer.post("/games/g3/officer/seat",
                            data={"csrf_token": csrf, "player": "Emil", "email": ""})
     assert removed.status_code == 303
-    assert service.accounts.email_for_player("g3", "Emil") is None
+    assert service.seats.email_for_player("g3", "Emil") is None
     assert httpx.get(actions, headers=bearer(emil_token)).status_code == 401
     assert not signed_in(emil) and signed_in(officer)
 
@@ -259,7 +259,7 @@ def test_the_session_cookie_is_secure_behind_a_trusted_proxy(site) -> None:
 
 
 def test_signing_out_on_one_server_ends_the_session_on_the_other(postgres_url) -> None:
-    service = Service(postgres_url)
+    service = open_service(postgres_url)
     email = f"pg-{time.time_ns()}@example.org"
     service.accounts.create_account(email, "Anna", PASSWORD)
     first, second = serve(postgres_url), serve(postgres_url)

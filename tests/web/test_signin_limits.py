@@ -14,7 +14,7 @@ import httpx
 import pytest
 from serving import Server, csrf_from
 
-from scriba.service import Service
+from scriba.service import open_service
 from scriba.service.ratelimit import client_key, signin_key
 
 PASSWORD = "a-long-password-1"
@@ -66,7 +66,7 @@ def served(db: str, *args: str, **env: str) -> Server:
 
 
 def with_accounts(db: str, *emails: str) -> str:
-    service = Service(db)
+    service = open_service(db)
     try:
         for email in emails:
             service.accounts.create_account(email, email.split("@")[0], PASSWORD)
@@ -180,7 +180,7 @@ def test_forwarded_addresses_count_only_from_configured_proxies(tmp_path) -> Non
 
 def test_every_process_on_one_database_shares_the_count(postgres_url: str) -> None:
     email = "limits-shared@example.org"
-    service = Service(postgres_url)
+    service = open_service(postgres_url)
     try:
         if service.accounts.by_email(email) is None:
             service.accounts.create_account(email, "Shared", PASSWORD)

@@ -20,7 +20,7 @@ from typing import Any
 
 from scriba.kernel.events import fold
 from scriba.rulecode.host import SandboxHost
-from scriba.service.service import Service
+from scriba.service import Service, open_service
 
 PLAYERS = ["Anna", "Bruno", "Carla", "Dario", "Elena"]
 TALLY_CODE = """
@@ -45,15 +45,15 @@ def _percentile(samples: list[float], q: float) -> float:
 
 
 def play_long_game(service: Service, turns: int) -> tuple[str, list[float]]:
-    game = service.create_game("equinomic", game_id="bench", start="2026-01-01T00:00:00Z",
-                               players=PLAYERS).game_id
+    game = service.commands.create_game("equinomic", game_id="bench", start="2026-01-01T00:00:00Z",
+                                        players=PLAYERS).game_id
     vote_latencies: list[float] = []
     for number in range(turns):
-        state = service.load(game)
+        state = service.reads.load(game)
         if state.ended:
             break
         author = state.vars["turn"]
-        outcome = service.perform(game, author, "propose", {"changes": [
+        outcome = service.commands.perform(game, author, "propose", {"changes": [
             {"enact": {"title": f"Regola {number}", "text": f"Testo {number}."}}]})
         proposal = outcome.events[0]["payload"]["number"]
         for voter in PLAYERS:
@@ -62,7 +62,7 @@ def play_long_game(service: Service, turns: int) -> tuple[str, list[float]]:
             # mostly against, so that the game lasts (and points still move)
             choice = "favorevole" if (number + PLAYERS.index(voter)) % 4 == 0 else "contrario"
             started = time.perf_counter()
-            service.perform(game, voter, "vote", {"proposal": proposal, "choice": choice})
+            service.commands.perform(game, voter, "vote", {"proposal": proposal, "choice": choice})
             vote_latencies.append(time.perf_counter() - started)
     return game, vote_latencies
 
@@ -90,18 +90,18 @@ def measure_hook(host: SandboxHost, calls: int) -> tuple[float, float]:
 def run(turns: int = 150, hook_calls: int = 2000,
         say: Callable[[str], None] = print) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
-        service = Service(f"sqlite:///{Path(folder) / 'bench.db'}")
+        service = open_service(f"sqlite:///{Path(folder) / 'bench.db'}")
         try:
             game, latencies = play_long_game(service, turns)
-            events = service.log(game)
+            events = service.reads.log(game)
             started = time.perf_counter()
             replayed = fold(events)
             fold_seconds = time.perf_counter() - started
-            assert replayed.to_json() == service.load(game).to_json()
+            assert replayed.to_json() == service.reads.load(game).to_json()
             started = time.perf_counter()
-            service.replay(game)
+            service.reads.replay(game)
             load_seconds = time.perf_counter() - started
-            sandboxed, plain = measure_hook(service.host, hook_calls)
+            sandboxed, plain = measure_hook(service.commands.host, hook_calls)
         finally:
             service.close()
     figures = {
@@ -169,20 +169,20 @@ def vote_latencies_in_agora(service: Service, game_ids: list[str],
     numbers: dict[str, list[int]] = {game_id: [] for game_id in game_ids}
     for game_id in game_ids:
         for index in range(proposals):
-            outcome = service.perform(game_id, AGORA_PLAYERS[index % 5], "submit", {
+            outcome = service.commands.perform(game_id, AGORA_PLAYERS[index % 5], "submit", {
                 "title": f"Bench {index}", "text": "Amend Rule 869 to read ...", "ai": "1.0",
                 "changes": [{"amend": {"rule": "869", "text": "Bench text."}}]})
             assert outcome.accepted, outcome.message
             number = outcome.events[0]["payload"]["number"]
-            assert service.perform(game_id, "Murphy", "distribute",
-                                   {"proposal": number}).accepted
+            assert service.commands.perform(game_id, "Murphy", "distribute",
+                                            {"proposal": number}).accepted
             numbers[game_id].append(number)
     samples: dict[str, list[float]] = {game_id: [] for game_id in game_ids}
     for index in range(proposals):
         for voter in AGORA_PLAYERS:
             for game_id in game_ids:
                 started = time.perf_counter()
-                outcome = service.perform(game_id, voter, "vote", {
+                outcome = service.commands.perform(game_id, voter, "vote", {
                     "proposal": numbers[game_id][index], "choice": "FOR"})
                 samples[game_id].append(time.perf_counter() - started)
                 assert outcome.accepted, outcome.message
@@ -201,13 +201,13 @@ def replay_figures(service: Service, game_id: str, rounds: int = 5) -> dict[str,
 
     from scriba.store.bulk import collector_paused
 
-    engine = service.store.engine
-    events = service.log(game_id)
+    engine = service.commands.store.engine
+    events = service.reads.log(game_id)
     replay_s = fold_s = raw_s = float("inf")
     rows: list[Any] = []
     for _ in range(rounds):
         started = time.perf_counter()
-        service.replay(game_id)
+        service.reads.replay(game_id)
         replay_s = min(replay_s, time.perf_counter() - started)
         started = time.perf_counter()
         fold(events)
@@ -228,15 +228,18 @@ def replay_figures(service: Service, game_id: str, rounds: int = 5) -> dict[str,
 
 
 def run_json(turns: int = 100, hook_calls: int = 1000,
-             sizes: tuple[int, ...] = SIZES) -> dict[str, Any]:
-    """Every figure of the issue, measured in one run on one database file."""
+             sizes: tuple[int, ...] = SIZES, host: bool = True) -> dict[str, Any]:
+    """Every figure, measured in one run: one game on one database file, then (``host``)
+    many games over HTTP (:mod:`scriba.bench.host`)."""
+    from scriba.bench.host import run as host_figures
+    from scriba.bench.open import vote_ms_by_open
     from scriba.bench.sizes import build_agora_game
     from scriba.bench.writers import writers_benchmark
 
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
         db_url = f"sqlite:///{Path(folder) / 'bench.db'}"
-        service = Service(db_url)
+        service = open_service(db_url)
         try:
             figures["floor_insert_ms"] = floor_insert_ms(db_url)
             _game, latencies = play_long_game(service, turns)
@@ -250,7 +253,7 @@ def run_json(turns: int = 100, hook_calls: int = 1000,
                 str(size): 1000 * statistics.median(by_game[f"agora-{size}"])
                 for size in sizes}
             figures.update(replay_figures(service, f"agora-{max(sizes)}"))
-            sandboxed, plain = measure_hook(service.host, hook_calls)
+            sandboxed, plain = measure_hook(service.commands.host, hook_calls)
             figures["hook_sandbox_ms"] = 1000 * sandboxed
             figures["hook_python_ms"] = 1000 * plain
         finally:
@@ -261,4 +264,7 @@ def run_json(turns: int = 100, hook_calls: int = 1000,
             result = writers_benchmark(db_url, processes, 4.0)["votes_per_s"]
             key = f"writers{processes}_votes_per_s"
             figures[key] = max(figures.get(key, 0.0), result)
+        figures["vote_ms_by_open"] = vote_ms_by_open(db_url=db_url)
+    if host:  # many games over HTTP against a real server (minutes)
+        figures.update(host_figures(say=lambda _line: None))
     return figures

@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from scriba.kernel.timeutil import add_seconds
-from scriba.service.service import Service
+from scriba.service import Service
 
 AGORA_PLAYERS = ["Janet", "Murphy", "G.", "nix", "Kate"]
 AGORA_OFFICES = {"Assessor": "Janet", "Promotor": "Murphy", "Rulekeepor": "Kate"}
@@ -72,9 +72,9 @@ def agora_events(count: int, first_seq: int, start: str, seed: int = 7) -> list[
 def build_agora_game(service: Service, game_id: str, resolved: int) -> None:
     """An Agora game holding ``resolved`` resolved proposals, played on in the usual way."""
     start = "2020-01-06T12:00:00Z"
-    service.create_game("agora", game_id=game_id, start=start, players=AGORA_PLAYERS,
-                        offices=AGORA_OFFICES)
-    state = service.load(game_id)
+    service.commands.create_game("agora", game_id=game_id, start=start, players=AGORA_PLAYERS,
+                                 offices=AGORA_OFFICES)
+    state = service.reads.load(game_id)
     events = agora_events(resolved, state.seq + 1, state.time)
     for at in range(0, len(events), 5000):
-        service.store.append(game_id, events[at:at + 5000])
+        service.commands.store.append(game_id, events[at:at + 5000])

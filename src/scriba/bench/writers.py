@@ -29,25 +29,25 @@ def setup_game(db_url: str, processes: int, game_id: str | None = None,
                proposals: int = PROPOSALS) -> tuple[str, int]:
     """An Agora game with one voter per process and ``proposals`` distributed proposals,
     numbered 9001…; returns the game's id and its last seq."""
-    from scriba.service.service import Service
+    from scriba.service import open_service
 
-    service = Service(db_url)
+    service = open_service(db_url)
     try:
         game_id = game_id or f"writers-{uuid.uuid4().hex[:8]}"
         voters = [_voter(i) for i in range(processes)]
-        service.create_game("agora", game_id=game_id, start=START,
-                            players=["Officer", *voters],
-                            offices={"Assessor": "Officer", "Promotor": "Officer"})
+        service.commands.create_game("agora", game_id=game_id, start=START,
+                                     players=["Officer", *voters],
+                                     offices={"Assessor": "Officer", "Promotor": "Officer"})
         for number in range(1, proposals + 1):
-            outcome = service.perform(game_id, "Officer", "submit", {
+            outcome = service.commands.perform(game_id, "Officer", "submit", {
                 "title": f"Proposal {number}", "text": "Amend the rules. " * 20,
                 "ai": "1.0", "number": 9000 + number,
                 "changes": [{"enact": {"title": f"Rule {number}", "text": "Be nice."}}]})
             assert outcome.accepted, outcome.message
-            outcome = service.perform(game_id, "Officer", "distribute",
-                                      {"proposal": 9000 + number, "quorum": 1})
+            outcome = service.commands.perform(game_id, "Officer", "distribute",
+                                               {"proposal": 9000 + number, "quorum": 1})
             assert outcome.accepted, outcome.message
-        return game_id, service.load(game_id).seq
+        return game_id, service.reads.load(game_id).seq
     finally:
         service.close()
 
@@ -60,9 +60,9 @@ def _voters_of(index: int, processes: int, voters: int) -> list[str]:
 
 def _worker(db_url: str, game_id: str, index: int, seconds: float, proposals: int,
             start: Any, results: Any, processes: int = 1, voters: int = 1) -> None:
-    from scriba.service.service import Service
+    from scriba.service import open_service
 
-    service = Service(db_url)
+    service = open_service(db_url)
     accepted = refused = failed = events = 0
     try:
         # Warm as a running server is, before the clock starts: the rules inspected and
@@ -70,14 +70,14 @@ def _worker(db_url: str, game_id: str, index: int, seconds: float, proposals: in
         # read that runs the rules' reactions (a proposal's dry run), writing nothing:
         # a warm-up vote could be decided by another writer and leave this one cold.
         mine = _voters_of(index, processes, voters)
-        service.dry_run(game_id, 9001)
+        service.reads.dry_run(game_id, 9001)
         start.wait()
         deadline = time.monotonic() + seconds
         n = 0
         while time.monotonic() < deadline:
             n += 1
             try:
-                outcome = service.perform(
+                outcome = service.commands.perform(
                     game_id, mine[n % len(mine)], "vote",
                     {"proposal": 9001 + (index + n) % proposals,
                      "choice": ("FOR", "AGAINST", "PRESENT")[n % 3]},
@@ -103,7 +103,7 @@ def writers_benchmark(db_url: str, processes: int, seconds: float,
     ``undecided_inbound`` must be 0. Each writer warms up before the clock starts (a
     server's start-up: its sandbox worker spawned, the rules compiled), writing nothing.
     """
-    from scriba.service.service import Service
+    from scriba.service import open_service
 
     voters = max(voters, processes)
     game_id, setup_seq = setup_game(db_url, voters, proposals=proposals)
@@ -129,10 +129,10 @@ def writers_benchmark(db_url: str, processes: int, seconds: float,
     elapsed = time.monotonic() - began
     for worker in workers:
         worker.join(timeout=60)
-    reader = Service(db_url)
+    reader = open_service(db_url)
     try:
-        stored = reader.store.count_events(game_id) - setup_seq
-        rows = reader.store.inbound(game_id)
+        stored = reader.commands.store.count_events(game_id) - setup_seq
+        rows = reader.commands.store.inbound(game_id)
         undecided = sum(1 for row in rows if row["status"] == "received")
     finally:
         reader.close()

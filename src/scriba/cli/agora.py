@@ -15,9 +15,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from scriba.research.agora.parallel import retally
 from scriba.research.agora.retally import TEMPORARY_TITLE, RetallyResult
+from scriba.service import default_db_url, open_service
 from scriba.service.errors import ServiceError
 from scriba.service.flr import export_game, import_flr, roundtrip
-from scriba.service.service import Service, default_db_url
 
 console = Console()
 DB_HELP = "Database URL (default: $SCRIBA_DB or sqlite:///scriba.db)"
@@ -42,11 +42,11 @@ def import_flr_command(
     """Create a game of the `agora` ruleset from an Agora Full Logical Ruleset."""
     text = file.read_text(encoding="utf-8")
     offices = dict(o.split("=", 1) for o in office or [])
-    service = Service(db or default_db_url())
+    service = open_service(db or default_db_url())
     try:
         with _progress() as bar:
             task = bar.add_task(f"parsing {file.name}", total=None)
-            result = import_flr(service, text, game, offices=offices,
+            result = import_flr(service.commands, text, game, offices=offices,
                                 progress=lambda done, total: bar.update(task, completed=done,
                                                                         total=total))
         rules = result.ruleset.ordered_rules()
@@ -60,7 +60,7 @@ def import_flr_command(
             console.print(f"bundled code without a rule in this file: "
                           f"{', '.join(result.code_without_rule)}")
         if check:
-            exported = export_game(service, result.state.game_id, result.ruleset.kind)
+            exported = export_game(service.commands, result.state.game_id, result.ruleset.kind)
             console.print(roundtrip(text, exported), markup=False)
     except (ValueError, ServiceError) as error:  # an FlrFormatError is a ValueError
         console.print(f"[red]cannot import {file}: {error}[/red]")
@@ -70,9 +70,9 @@ def import_flr_command(
 
 
 def _export(game: str, kind: str, out: Path | None, db: str | None) -> None:
-    service = Service(db or default_db_url())
+    service = open_service(db or default_db_url())
     try:
-        text = export_game(service, game, kind)
+        text = export_game(service.commands, game, kind)
     finally:
         service.close()
     if out is not None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from scriba.service import Service
 from scriba.service.rulesets import BUNDLED
 from scriba.service.scenario import load_scenario, run_scenario
-from scriba.service.service import Service
 
 DEMO = BUNDLED / "equinomic" / "scenarios" / "full_game.yaml"
 TOLD = {"proposal_submitted", "proposal_resolved", "rule_changed", "command_refused",
@@ -31,15 +31,15 @@ def _story(event: dict) -> str:
 
 
 def run_demo(service: Service, console: Console) -> None:
-    existing = {g["id"] for g in service.games()}
+    existing = {g["id"] for g in service.reads.games()}
     number = 1
     while f"demo-{number}" in existing:
         number += 1
     game = f"demo-{number}"
     console.print(f"Playing [bold]{DEMO.name}[/bold] of EquiNomic as game {game} "
-                  f"in {service.store.url} …")
-    result = run_scenario(service, load_scenario(DEMO), game_id=game)
-    for event in service.log(game):
+                  f"in {service.commands.store.url} …")
+    result = run_scenario(service.commands, load_scenario(DEMO), game_id=game)
+    for event in service.reads.log(game):
         if event["type"] in TOLD:
             console.print(_story(event), highlight=False)
     table = Table("player", "points", "status", title=f"{game} at {result.summary['time']}")
@@ -48,7 +48,7 @@ def run_demo(service: Service, console: Console) -> None:
         table.add_row(name, str(values.get("points")), values["status"])
     console.print(table)
     console.print(f"winner: [bold]{result.summary['winner']}[/bold]; "
-                  f"{len(service.log(game))} events stored. Try: scriba log {game} · "
+                  f"{len(service.reads.log(game))} events stored. Try: scriba log {game} · "
                   f"scriba rules {game} --full · scriba state {game}")
     if not result.ok:
         console.print("[red]the demo did not go as written:[/red]")

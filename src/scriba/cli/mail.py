@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from scriba.service.service import Service, default_db_url
+from scriba.service import Service, default_db_url, open_service
 
 mail_app = typer.Typer(help="Play by e-mail: take letters in, send replies and notices.",
                        no_args_is_help=True)
@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _service(db: str | None) -> Service:
-    return Service(db or default_db_url())
+    return open_service(db or default_db_url())
 
 
 @mail_app.command("receive")
@@ -62,7 +62,6 @@ def serve_command(listen: str = typer.Option("127.0.0.1:8025", help="HOST:PORT f
     from scriba.mail.intake import Intake
     from scriba.mail.send import deliver_forever
     from scriba.mail.server import IntakeController
-    from scriba.service.outbox import Outbox
 
     logging.basicConfig(level=logging.INFO)
     service = _service(db)
@@ -82,7 +81,7 @@ def serve_command(listen: str = typer.Option("127.0.0.1:8025", help="HOST:PORT f
     sender = _service(db)
     try:
         if deliver:
-            deliver_forever(Outbox(sender), interval=interval, stop=stop)
+            deliver_forever(sender.outbox, interval=interval, stop=stop)
         else:
             stop.wait()
     except KeyboardInterrupt:
@@ -122,11 +121,10 @@ def fetch_command(db: str = DbOption,
 def send_command(db: str = DbOption) -> None:
     """Send what the outbox has due, once ($SCRIBA_SMTP), and exit."""
     from scriba.mail.send import deliver_once
-    from scriba.service.outbox import Outbox
 
     service = _service(db)
     try:
-        counts = deliver_once(Outbox(service))
+        counts = deliver_once(service.outbox)
     finally:
         service.close()
     typer.echo(f"sent {counts['sent']}, waiting {counts['retry']}, "
@@ -137,16 +135,15 @@ def send_command(db: str = DbOption) -> None:
 def address_command(game: str, name: str, db: str = DbOption,
                     rotate: bool = typer.Option(False, help="Make a new secret")) -> None:
     """The personal address of a player: letters to it count as theirs."""
-    from scriba.service.mailroom import Mailroom
-    from scriba.service.outbox import game_address
+    from scriba.service.letters import game_address
 
     service = _service(db)
     try:
-        status = service.status(game)
+        status = service.reads.status(game)
         if name not in status["players"] and name not in status["offices"].values():
             typer.echo(f"scriba: {name} is neither a player nor an office holder of "
                        f"{game}", err=True)
             raise typer.Exit(2)
-        typer.echo(game_address(game, Mailroom(service).secret(game, name, rotate)))
+        typer.echo(game_address(game, service.mailroom.secret(game, name, rotate)))
     finally:
         service.close()

@@ -21,7 +21,7 @@ import typer
 from scriba.cli.output import console, fail, safe, safe_block, say
 
 if TYPE_CHECKING:
-    from scriba.service.service import Service
+    from scriba.service import Service
 
 cli = typer.Typer(help="Scriba: host games of Nomic whose rules carry their own code.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -60,9 +60,9 @@ class Mistake(Exception):
 
 
 def _service(db: str | None) -> Service:
-    from scriba.service.service import Service, default_db_url
+    from scriba.service import default_db_url, open_service
 
-    return Service(db or default_db_url())
+    return open_service(db or default_db_url())
 
 
 def _parse_args(pairs: list[str]) -> dict[str, str]:
@@ -124,7 +124,7 @@ def games_command(db: str = DbOption) -> None:
     """List the games in the database."""
     _table(["id", "name", "ruleset", "events"],
            [[safe(g["id"], None), safe(g["name"]), safe(g["ruleset"], None), str(g["events"])]
-            for g in _service(db).games()])
+            for g in _service(db).reads.games()])
 
 
 @cli.command("new")
@@ -153,9 +153,9 @@ def new_command(
     if start is not None:
         start = validation.moment(start, "start")
     try:
-        state = _service(db).create_game(ruleset, game_id=game, seed=seed, start=start,
-                                         players=player or None, offices=offices,
-                                         clock="real" if real_clock else "simulated")
+        state = _service(db).commands.create_game(ruleset, game_id=game, seed=seed, start=start,
+                                                  players=player or None, offices=offices,
+                                                  clock="real" if real_clock else "simulated")
     except RulesetError as error:
         raise Mistake(str(error)) from None
     say(f"created game [bold]{safe(state.game_id, None)}[/bold] ({safe(ruleset)}), "
@@ -169,17 +169,14 @@ def player_add(game: str, name: str,
                db: str = DbOption) -> None:
     """Add a player to a game (as its officer)."""
     service = _service(db)
-    outcome = service.add_player(game, name)
+    outcome = service.commands.add_player(game, name)
     if not outcome.accepted:
         fail(outcome.message)
         raise typer.Exit(1)
     joined = outcome.events[0]["payload"]["player"] if outcome.events else name
     say(f"{safe(joined, None)} joined {safe(game, None)}")
     if email is not None:
-        accounts = getattr(service, "accounts", None)
-        if accounts is None:
-            raise Mistake("this Scriba has no accounts yet: --email is not available")
-        accounts.seat(game, joined, email)
+        service.seats.seat(game, joined, email)
         say(f"{safe(email, None)} now plays as {safe(joined, None)}")
 
 
@@ -189,9 +186,9 @@ def actions_command(game: str, player: Annotated[str | None, typer.Argument(
     """The actions of the rules in force: parameters, who may act, the vote words."""
     service = _service(db)
     if player is None:
-        actions = service._all_actions(service.load(game))
+        actions = service.reads.declared_actions(game)
     else:
-        actions = service.actions_for(game, player)
+        actions = service.reads.actions_for(game, player)
         if not actions:
             say(f"{safe(player)} may do nothing now in {safe(game, None)}.")
             return
@@ -225,8 +222,8 @@ def act_command(
     if changes is not None:
         args["changes"] = _yaml(_read_text(changes, "changes file"), changes)
     service = _service(db)
-    outcome = service.perform(game, player, action, args, channel="cli")
-    say(safe_block(service.describe_outcome(game, outcome)))
+    outcome = service.commands.perform(game, player, action, args, channel="cli")
+    say(safe_block(service.reads.describe_outcome(game, outcome)))
     if events:
         for event in outcome.events:
             _event_line(event)
@@ -254,23 +251,23 @@ def advance_command(game: str, by: str = typer.Option(None, help="e.g. 3d, 12h")
     if (by is None) == (to is None):
         raise Mistake("give exactly one of --by or --to")
     service = _service(db)
-    state = service.load(game)
+    state = service.reads.load(game)
     before, language = state.seq, state.language
     seconds = validation.duration(by, "by", language) if by is not None else None
     to = validation.moment(to, "to", language) if to is not None else None
-    service.advance(game, to=to, by=seconds)
+    service.commands.advance(game, to=to, by=seconds)
     _tell(service, game, before)
 
 
 def _tell(service: Service, game: str, after_seq: int) -> None:
-    for entry in service.chronicle(game, after_seq=after_seq):
+    for entry in service.reads.chronicle(game, after_seq=after_seq):
         say(f"[dim]{entry['seq']:>5}[/dim] {safe_block(entry['text'])}")
 
 
 @cli.command("tick")
 def tick_command(db: str = DbOption) -> None:
     """Fire the timers that are due now in every game (run this from a scheduler)."""
-    for game_id, count in _service(db).tick_due().items():
+    for game_id, count in _service(db).commands.tick_due().items():
         say(f"{safe(game_id, None)}: {count} events")
 
 
@@ -280,7 +277,7 @@ def rules_command(game: str, at: str = typer.Option(None, help="As the rules sto
                   full: bool = typer.Option(False, help="Show texts and history"),
                   db: str = DbOption) -> None:
     """Show the ruleset in force (now, or at a past time or event)."""
-    rules = [r for r in _service(db).rules_at(game, at=at, seq=seq) if r["in_force"]]
+    rules = [r for r in _service(db).reads.rules_at(game, at=at, seq=seq) if r["in_force"]]
     for rule in rules:
         attrs = ", ".join(f"{safe(k)}={safe(v)}" for k, v in rule["attributes"].items())
         say(f"[bold]{safe(rule['id'], None)}[/bold] [{rule['revision']}] {safe(rule['title'])}"
@@ -300,11 +297,11 @@ def state_command(game: str, as_json: bool = typer.Option(False, "--json"),
                   db: str = DbOption) -> None:
     """Show a game's state."""
     service = _service(db)
-    summary = service.summary(game)
+    summary = service.reads.summary(game)
     if as_json:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
         return
-    status = service.status(game)
+    status = service.reads.status(game)
     period = status.get("period")
     say(f"[bold]{safe(game, None)}[/bold] — {safe(summary['ruleset'])} — {summary['time']}"
         + (f" — {safe(period)}" if period else ""))
@@ -327,8 +324,8 @@ def state_command(game: str, as_json: bool = typer.Option(False, "--json"),
 def log_command(game: str, db: str = DbOption) -> None:
     """Show a game's event log."""
     service = _service(db)
-    service.load(game)  # an unknown game says so
-    for event in service.log(game):
+    service.reads.load(game)  # an unknown game says so
+    for event in service.reads.log(game):
         _event_line(event, with_time=True)
 
 
@@ -338,7 +335,7 @@ def chronicle_command(game: str, player: Annotated[str | None, typer.Option(
         db: str = DbOption) -> None:
     """The game's story, told in sentences in its language."""
     service = _service(db)
-    for entry in service.chronicle(game, player=player):
+    for entry in service.reads.chronicle(game, player=player):
         say(f"[dim]{entry['seq']:>5} {entry['time']}[/dim] {safe_block(entry['text'])}")
 
 
@@ -359,7 +356,7 @@ def query_command(game: str, name: str,
                   arg: Annotated[list[str] | None, typer.Argument()] = None,
                   db: str = DbOption) -> None:
     """Ask the rules a question (query hooks), e.g. status."""
-    answer = _service(db).query(game, name, _parse_args(arg or []))
+    answer = _service(db).reads.query(game, name, _parse_args(arg or []))
     if answer is None:
         raise Mistake(f"no rule in force of {game} answers the query {name!r}")
     print(json.dumps(answer, ensure_ascii=False))
@@ -373,8 +370,8 @@ def export_game(game: str,
                 db: str = DbOption) -> None:
     """Export a game's log as JSON lines."""
     service = _service(db)
-    service.load(game)  # an unknown game says so before any file is made
-    lines = service.export_game(game)
+    service.reads.load(game)  # an unknown game says so before any file is made
+    lines = service.commands.export_game(game)
     if out is None:
         for line in lines:
             sys.stdout.write(line + "\n")
@@ -397,7 +394,7 @@ def import_game(file: Path, game: str = typer.Option(None, help="New game id"),
     file leaves nothing behind."""
     if not file.is_file():
         raise Mistake(f"cannot read {file}: no such file")
-    state = _service(db).import_game(file, game)
+    state = _service(db).commands.import_game(file, game)
     say(f"imported {safe(state.game_id, None)}: {state.seq} events")
 
 
@@ -408,8 +405,8 @@ def scenario_run(file: Path, as_json: bool = typer.Option(False, "--json"),
                  db: str = typer.Option("sqlite://", "--db",
                                         help="Database (default: in memory)")) -> None:
     """Run a scenario file; exit non-zero when a step goes otherwise than written."""
+    from scriba.service import open_service
     from scriba.service.scenario import ScenarioError, load_scenario, run_scenario
-    from scriba.service.service import Service
 
     def refuse(error: Exception) -> None:
         if as_json:
@@ -420,9 +417,9 @@ def scenario_run(file: Path, as_json: bool = typer.Option(False, "--json"),
         scenario = load_scenario(file)
     except (ScenarioError, OSError) as error:
         refuse(error)
-    service = Service(db)
+    service = open_service(db)
     try:
-        result = run_scenario(service, scenario)
+        result = run_scenario(service.commands, scenario)
     except ScenarioError as error:
         refuse(error)
     finally:
@@ -443,16 +440,61 @@ def scenario_run(file: Path, as_json: bool = typer.Option(False, "--json"),
 @db_app.command("upgrade")
 def db_upgrade_command(db: str = DbOption) -> None:
     """Create or upgrade the database's schema, then decide what a crash left undecided."""
-    from scriba.service.service import default_db_url, migrate_database
+    from scriba.service import default_db_url, migrate_database
 
     url = db or default_db_url()
     revision = migrate_database(url)
     service = _service(url)
     try:
-        decided = service.recover()
+        decided = service.commands.recover()
     finally:
         service.close()
     say(f"database at revision {safe(revision)}; {len(decided)} waiting input(s) decided")
+
+
+def _copying(title: str) -> Any:
+    """A progress bar for a copy, and the callback that moves it (pages done, in all)."""
+    from rich.progress import Progress
+
+    bar = Progress(console=console(), transient=True)
+    task = bar.add_task(title, total=None)
+    return bar, lambda done, total: bar.update(task, completed=done, total=total)
+
+
+@cli.command("backup")
+def backup_command(to: Annotated[Path, typer.Argument(help="The new file to write the copy to")],
+                   db: str = DbOption) -> None:
+    """Copy the database (SQLite) to a new file while the server keeps running."""
+    from scriba.service import default_db_url
+    from scriba.service.backup import BackupError, backup
+
+    bar, progress = _copying("copying")
+    try:
+        with bar:
+            backup(db or default_db_url(), to, progress)
+    except BackupError as error:
+        fail(str(error))
+        raise typer.Exit(1) from None
+    say(f"backup written to {safe(str(to))}")
+
+
+@cli.command("restore")
+def restore_command(backup_file: Annotated[Path, typer.Argument(
+                        help="A file made by scriba backup")], db: str = DbOption) -> None:
+    """Put a backup back into the database (SQLite); a running server sees it at once."""
+    from scriba.service import default_db_url
+    from scriba.service.backup import BackupError, head_revision, restore
+
+    bar, progress = _copying("restoring")
+    try:
+        with bar:
+            revision = restore(db or default_db_url(), backup_file, progress)
+    except BackupError as error:
+        fail(str(error))
+        raise typer.Exit(1) from None
+    say(f"restored from {safe(str(backup_file))}")
+    if revision != head_revision():
+        say("the backup is from an older version: run `scriba db upgrade` before serving")
 
 
 @cli.command("demo")
@@ -467,12 +509,16 @@ def demo_command(db: str = DbOption) -> None:
 def bench_command(turns: int = typer.Option(150, help="Turns of the long game"),
                   hook_calls: int = typer.Option(2000, help="Hook calls to time"),
                   as_json: bool = typer.Option(
-                      False, "--json", help="Print every figure as one JSON object")) -> None:
+                      False, "--json", help="Print every figure as one JSON object"),
+                  host: bool = typer.Option(
+                      True, "--host/--no-host",
+                      help="With --json: also many games over HTTP (a few minutes)")) -> None:
     """Measure replay speed, vote latency and the cost of a sandboxed hook call."""
     from scriba.bench import run, run_json
 
     if as_json:
-        print(json.dumps(run_json(turns=min(turns, 100), hook_calls=min(hook_calls, 1000))))
+        print(json.dumps(run_json(turns=min(turns, 100), hook_calls=min(hook_calls, 1000),
+                                  host=host)))
         return
     run(turns=turns, hook_calls=hook_calls, say=console().print)
 

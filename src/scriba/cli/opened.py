@@ -9,15 +9,15 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from scriba.service import Service, default_db_url, open_service
 from scriba.service.errors import ServiceError
-from scriba.service.service import Service, default_db_url
 
 
 @contextmanager
 def opened_service(db: str | None, console: Console, code: int) -> Iterator[Service]:
     """The service on ``db`` ($SCRIBA_DB or sqlite:///scriba.db without one); a refusal
     inside is printed in red and ends the command with exit ``code``."""
-    service = Service(db or default_db_url())
+    service = open_service(db or default_db_url())
     try:
         yield service
     except ServiceError as refusal:

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from scriba.cli.opened import opened_service
-from scriba.service.service import Service, default_db_url, migrate_database
+from scriba.service import Service, default_db_url, migrate_database, open_service
 
 console = Console()
 DEMO_GAME = "demo"
@@ -26,31 +26,30 @@ CONCURRENCY = 500
 
 
 def _deliver_mail_in_background(url: str) -> None:
-    """The outbox sent as it fills, as ``scriba mail serve`` does, on a Service of its own
+    """The outbox sent as it fills, as ``scriba mail serve`` does, on a service of its own
     (its own sandbox pool and caches; the web server's is used by its threads)."""
     import threading
 
     from scriba.mail.send import deliver_forever
-    from scriba.service.outbox import Outbox
 
-    threading.Thread(target=deliver_forever, args=(Outbox(Service(url)),),
+    threading.Thread(target=deliver_forever, args=(open_service(url).outbox,),
                      name="scriba-mail-delivery", daemon=True).start()
     console.print("Sending the outbox through $SCRIBA_SMTP as it fills.", highlight=False)
 
 
 def ensure_demo(service: Service) -> bool:
     """Create the demo game with three players who have accounts, unless it exists."""
-    if any(game["id"] == DEMO_GAME for game in service.games()):
+    if any(game["id"] == DEMO_GAME for game in service.reads.games()):
         return False
-    service.create_game(DEMO_RULESET, game_id=DEMO_GAME, name="Demo: Peter Suber's Nomic",
-                        players=[name for name, _, _ in DEMO_PEOPLE], clock="real")
+    service.commands.create_game(DEMO_RULESET, game_id=DEMO_GAME, name="Demo: Peter Suber's Nomic",
+                                 players=[name for name, _, _ in DEMO_PEOPLE], clock="real")
     accounts = service.accounts
     for name, email, password in [*DEMO_PEOPLE, DEMO_OFFICER]:
         account = accounts.by_email(email) or accounts.create_account(email, name, password)
         if (name, email, password) == DEMO_OFFICER:
-            accounts.set_officer(DEMO_GAME, account.id)
+            service.seats.set_officer(DEMO_GAME, account.id)
         else:
-            accounts.seat(DEMO_GAME, name, email)
+            service.seats.seat(DEMO_GAME, name, email)
     return True
 
 
@@ -81,9 +80,9 @@ def serve_command(
 
     url = db or default_db_url()
     migrate_database(url)  # once, before anything else opens the database
-    service = Service(url)
+    service = open_service(url)
     _ = service.accounts.limits  # a malformed SCRIBA_*_LIMITS is refused now, not later
-    service.recover()  # inputs a crash left undecided are decided before new ones
+    service.commands.recover()  # inputs a crash left undecided are decided before new ones
     if demo:
         made = ensure_demo(service)
         address = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{port}"
@@ -101,7 +100,7 @@ def serve_command(
     https = bool(ssl_certfile) or None
     app = create_app(service, run_deadlines=True, https_only=https, body_seconds=body_timeout)
     console.print(f"Serving on http{'s' if https else ''}://{host}:{port} "
-                  f"(database {service.store.url}); Ctrl-C stops.", highlight=False)
+                  f"(database {service.commands.store.url}); Ctrl-C stops.", highlight=False)
     sys.stdout.flush()
     trusted = [address.strip() for address in forwarded_allow_ips.split(",")
                if address.strip()]
@@ -123,7 +122,7 @@ def token_command(
 ) -> None:
     """Print a new API token acting as player NAME in GAME (its last line is the token)."""
     with opened_service(db, console, 2) as service:
-        token = service.accounts.new_token(game, name, label)
+        token = service.seats.new_token(game, name, label)
     console.print(f"A new token for {name} in {game} (shown once; revocable):",
                   highlight=False, markup=False)
     print(token)
@@ -141,10 +140,10 @@ def revoke_command(
         raise typer.Exit(2)
     with opened_service(db, console, 2) as service:
         if token:
-            revoked = int(service.accounts.revoke_token(token))
+            revoked = int(service.seats.revoke_token(token))
         else:
-            revoked = sum(service.accounts.revoke_token(token_id=t["id"])
-                          for t in service.accounts.tokens(game, player) if not t["revoked"])
+            revoked = sum(service.seats.revoke_token(token_id=t["id"])
+                          for t in service.seats.tokens(game, player) if not t["revoked"])
     console.print(f"{revoked} token(s) revoked.", highlight=False)
 
 
@@ -165,7 +164,7 @@ def officer_command(
                                                   password)
             else:
                 accounts.set_password(account.id, password)
-        accounts.set_officer(game, account.id)
+        service.seats.set_officer(game, account.id)
     console.print(f"{account.email} is the officer of {game}.", highlight=False,
                   markup=False)
 

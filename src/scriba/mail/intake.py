@@ -15,7 +15,7 @@
 7. a signed letter acts only in a game its signed To or Cc names (not the envelope's),
    and only when its signed Date is recent (``DATE_WINDOW``); otherwise the sender is
    told why;
-8. each command in order through ``service.perform(..., channel="mail",
+8. each command in order through ``service.commands.perform(..., channel="mail",
    request_id="MESSAGE_ID#N")``, each answered in one reply threaded under the letter.
 """
 
@@ -39,15 +39,9 @@ from scriba.mail.letter import (
     unsigned_identity,
 )
 from scriba.mail.replies import say
+from scriba.service import Service
 from scriba.service.errors import ServiceError
-from scriba.service.mailroom import Mailroom
-from scriba.service.outbox import (
-    LetterContext,
-    Outbox,
-    current_letter,
-    game_address,
-    mail_domain,
-)
+from scriba.service.letters import LetterContext, current_letter, game_address, mail_domain
 
 MAX_BYTES = int(os.environ.get("SCRIBA_MAIL_MAX_BYTES", str(5 * 1024 * 1024)))
 MAX_COMMANDS = 50
@@ -64,11 +58,11 @@ class Received:
 
 
 class Intake:
-    def __init__(self, service: Any, dnsfunc: Callable[..., Any] | None = None,
-                 max_bytes: int = MAX_BYTES, outbox: Outbox | None = None) -> None:
+    def __init__(self, service: Service, dnsfunc: Callable[..., Any] | None = None,
+                 max_bytes: int = MAX_BYTES) -> None:
         self.service = service
-        self.mailroom = Mailroom(service)
-        self.outbox = outbox or Outbox(service)
+        self.mailroom = service.mailroom
+        self.outbox = service.outbox
         self.clock = self.outbox.clock  # one clock for letters' ages and replies' keys
         self.dnsfunc = dnsfunc
         self.max_bytes = max_bytes
@@ -212,7 +206,7 @@ class Intake:
     def _commands(self, context: LetterContext, game: str, player: str,
                   letter: Letter) -> list[str]:
         try:
-            actions = self.service.actions_for(game, player)
+            actions = self.service.reads.actions_for(game, player)
         except ServiceError:
             actions = []
         text = strip_quotes(letter.text)
@@ -248,7 +242,7 @@ class Intake:
                  letter: Letter) -> str:
         token = current_letter.set(context)
         try:
-            outcome = self.service.perform(
+            outcome = self.service.commands.perform(
                 game, player, item.action, item.args, channel="mail",
                 raw=letter.text[:100000], request_id=f"{letter.message_id}#{context.n}")
         except ServiceError as error:
@@ -261,7 +255,7 @@ class Intake:
 
     def _preference(self, game: str, player: str, mode: str, language: str) -> str:
         try:
-            seat = next(s for s in self.service.accounts.seats(game) if s.player == player)
+            seat = next(s for s in self.service.seats.seats(game) if s.player == player)
             self.service.accounts.update_preferences(seat.account_id, mail_mode=mode)
         except (StopIteration, ServiceError) as error:
             return say("failed", language, reason=str(error) or mode)
@@ -271,7 +265,7 @@ class Intake:
     def _route(self, letter: Letter) -> tuple[str | None, str | None]:
         """The game the letter was sent to (envelope, headers, subject tag) and, when one
         of its recipients is a player's personal address of it, that player."""
-        games = {g["id"] for g in self.service.games()}
+        games = {g["id"] for g in self.service.reads.games()}
         found = [pair for address in letter.recipients
                  for pair in _game_ids(_tail(address), games)]
         for game, secret in found:
@@ -286,7 +280,7 @@ class Intake:
     def _signed_games(self, signature: Signature) -> list[str]:
         """The games whose addresses (on our domain) the signed To and Cc name, then the
         ``[GAME]`` of a signed subject sent to one of our addresses."""
-        games = {g["id"] for g in self.service.games()}
+        games = {g["id"] for g in self.service.reads.games()}
         values = [signature.headers.get(name, "") for name in ("to", "cc")]
         tails = [_tail(address, mail_domain()) for _, address in getaddresses(values)]
         named = [game for tail in tails for game, _ in _game_ids(tail, games)]
@@ -299,13 +293,13 @@ class Intake:
         the office holder who is not a player (Anderwelt's GM), or the one named on the
         letter's first line ``as NAME``."""
         try:
-            player = self.service.accounts.player_for_email(game, sender)
+            player = self.service.seats.player_for_email(game, sender)
             if player is not None:
                 return player
             if not any(s.role == "officer" and s.email == sender
-                       for s in self.service.accounts.seats(game)):
+                       for s in self.service.seats.seats(game)):
                 return None
-            status = self.service.status(game)
+            status = self.service.reads.status(game)
         except ServiceError:
             return None
         holders = {str(h) for h in status["offices"].values() if h}
@@ -318,7 +312,7 @@ class Intake:
 
     def _registered(self, game: str, actor: str, sender: str) -> str | None:
         try:
-            registered = self.service.accounts.email_for_player(game, actor)
+            registered = self.service.seats.email_for_player(game, actor)
         except ServiceError:
             registered = None
         return registered or (sender if self._claimed_player(game, sender) == actor
@@ -344,7 +338,7 @@ class Intake:
 
     def _game_language(self, game: str) -> str:
         try:
-            return str(self.service.status(game).get("language") or "en")
+            return str(self.service.reads.status(game).get("language") or "en")
         except ServiceError:
             return "en"
 
@@ -352,7 +346,7 @@ class Intake:
         if player is None:
             return default
         try:
-            for seat in self.service.accounts.seats(game):
+            for seat in self.service.seats.seats(game):
                 if seat.player == player and seat.language:
                     return seat.language
         except ServiceError:

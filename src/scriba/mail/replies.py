@@ -3,7 +3,7 @@ English; Italian and German in locale/*/LC_MESSAGES/mail.po (the ``mail`` Babel 
 
 from __future__ import annotations
 
-from scriba.service.outbox import mail_text
+from scriba.service.letters import mail_text
 
 _TEXT: dict[str, str] = {
     "no_game": "Scriba could not tell which game your letter is for. Write to "

@@ -19,7 +19,8 @@ from email.utils import formatdate
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from scriba.service.outbox import Deferred, Outbox, PermanentFailure, game_address
+from scriba.service.letters import game_address
+from scriba.service.outbox import Deferred, Outbox, PermanentFailure
 
 log = logging.getLogger("scriba.mail")
 _SKIP_HEADERS = {"n"}

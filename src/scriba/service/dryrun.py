@@ -20,8 +20,9 @@ from scriba.kernel.errors import Refused
 from scriba.kernel.events import make_event
 from scriba.kernel.state import GameState, natural_key
 from scriba.service.messages import refusal_text
-from scriba.service.narrate import Narrator, Words, bookkeeping, short_reason
+from scriba.service.narrate import Narrator, bookkeeping
 from scriba.service.summary import summarize
+from scriba.service.words import Words, short_reason
 
 _RULE_KEYS = ("title", "text", "code", "attributes", "in_force")
 

@@ -29,7 +29,7 @@ from scriba.agora.flr.measure import strip_raw
 from scriba.agora.flr.roundtrip import compare, summary
 from scriba.kernel.state import GameState
 from scriba.rulesets import load_ruleset
-from scriba.service.service import Service
+from scriba.service.commands import Commands
 
 RULESET = "agora"
 __all__ = ["ImportResult", "export_game", "import_flr", "roundtrip"]
@@ -68,7 +68,7 @@ def game_settings(ruleset: Ruleset) -> dict[str, Any]:
     return settings
 
 
-def import_flr(service: Service, text: str, game_id: str | None = None,
+def import_flr(commands: Commands, text: str, game_id: str | None = None,
                progress: Progress | None = None,
                offices: dict[str, str] | None = None) -> ImportResult:
     """Parse an FLR and create the game; `progress(done, total)` is called per rule."""
@@ -81,7 +81,7 @@ def import_flr(service: Service, text: str, game_id: str | None = None,
     rules = [kernel_rule(rule, (codes.get(rule["id"]) or {}).get("code"))
              for rule in stored.ordered_rules()]
     date = parsed.header.get("date")
-    state = service.create_game(
+    state = commands.create_game(
         bundled, game_id=game_id, players=[], offices=offices or {},
         start=f"{date}T00:00:00Z" if date else None, rules=rules,
         settings=game_settings(parsed))
@@ -95,9 +95,9 @@ def import_flr(service: Service, text: str, game_id: str | None = None,
     )
 
 
-def export_game(service: Service, game_id: str, kind: str = "flr") -> str:
+def export_game(commands: Commands, game_id: str, kind: str = "flr") -> str:
     """The game's current rules as an FLR ("flr") or SLR ("slr") text."""
-    return export_text(service.load(game_id), kind)
+    return export_text(commands.load(game_id), kind)
 
 
 def roundtrip(text: str, exported: str) -> str:

@@ -43,6 +43,7 @@ from scriba.rulesets import RulesetError, load_ruleset
 from scriba.service import validation
 from scriba.service.errors import GameExists, InvalidInput
 from scriba.service.messages import translate
+from scriba.store.eventstore import EventStore
 from scriba.store.schema import events as events_table
 from scriba.store.schema import games as games_table
 
@@ -76,7 +77,7 @@ class _Forged(Exception):
     """A line that a live game could not have written; the message says why."""
 
 
-def import_game(service: Any, source: Any, game_id: str | None = None,
+def import_game(store: EventStore, source: Any, game_id: str | None = None,
                 max_bytes: int = MAX_IMPORT_BYTES) -> str:
     """Check the export ``source`` (a path, a binary file, bytes, or lines), then write it
     as game ``game_id`` (default: the id in the file). Returns the game's id."""
@@ -97,7 +98,7 @@ def import_game(service: Any, source: Any, game_id: str | None = None,
                 from None
         new_id = validation.game_id(game_id or checker.state.game_id, checker.language)
         spool.seek(0)
-        _write(service, new_id, checker, spool)
+        _write(store, new_id, checker, spool)
         return new_id
 
 
@@ -368,10 +369,10 @@ def _check_plain(value: Any, depth: int) -> None:
             _check_plain(item, depth + 1)
 
 
-def _write(service: Any, game_id: str, checker: _Checker, spool: IO[bytes]) -> None:
+def _write(store: EventStore, game_id: str, checker: _Checker, spool: IO[bytes]) -> None:
     """Write the checked events in one transaction, in batches (bounded memory)."""
     language = checker.language
-    with service.store.engine.begin() as connection:
+    with store.engine.begin() as connection:
         if connection.execute(select(games_table.c.id).where(games_table.c.id == game_id)).first():
             raise GameExists(validation.game_exists(game_id, language))
         connection.execute(insert(games_table), [{

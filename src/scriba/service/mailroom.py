@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
+from scriba.store.eventstore import EventStore
 from scriba.store.mail import Letter, PersonalAddress
 
 
@@ -38,9 +39,10 @@ class KeptLetter:
 
 
 class Mailroom:
-    def __init__(self, service: Any) -> None:
-        self.service = service
-        self._session = service.store.session
+    """The letters received and the personal addresses of one database."""
+
+    def __init__(self, store: EventStore) -> None:
+        self._session = store.session
 
     # --- letters ------------------------------------------------------------------------
     def keep(self, raw: bytes, message_id: str, channel: str, sender: str = "",

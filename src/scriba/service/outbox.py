@@ -1,4 +1,5 @@
-"""The outbox: every message Scriba sends, written before it is sent, sent until it goes.
+"""The outbox: every message Scriba sends, written before it is sent, sent until it goes
+(what a letter says is :mod:`.letters`).
 
 Rows are written in the same transaction as the events they tell about (a commit listener
 on the service), so a decision and its announcements commit together or not at all; each
@@ -17,22 +18,30 @@ What is written:
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from scriba.kernel.events import fold
-from scriba.service import catalogs
+from scriba.service.commands import Commands
 from scriba.service.errors import ServiceError
+from scriba.service.letters import (
+    LetterContext,
+    Reader,
+    current_letter,
+    game_address,
+    mail_domain,
+    message_id_for,
+    readers_in,
+    words,
+)
+from scriba.service.reads import Reads
+from scriba.store.eventstore import EventStore
 from scriba.store.mail import OutboxMessage
 
 BACKOFF_FIRST = 15.0  # seconds before the first retry
@@ -41,84 +50,27 @@ REMIND_BEFORE = timedelta(hours=float(os.environ.get("SCRIBA_MAIL_REMIND_HOURS",
 DIGEST_EVERY = timedelta(days=1)
 _ACTED = {"action_taken", "vote_cast", "proposal_submitted"}
 
-# The outbox's own words, in English; Italian and German in locale/*/LC_MESSAGES/mail.po
-# (the ``mail`` Babel domain, shared with scriba.mail.replies).
-_REPLY: dict[str, str] = {
-    "re": "Re: ",
-    "announce": "[{game}] {actor}: {what}",
-    "report": "[{game}] {title}",
-    "remind": "[{game}] Reminder: {deadline}",
-    "remind_body": "You have not acted yet; the deadline ({name}) is {deadline}.\n"
-                   "What you can do: {actions}\n",
-    "digest": "[{game}] Daily digest",
-    "footer": "\n-- \nScriba, {game}\n",
-}
-
-
-def mail_text(english: str, language: str) -> str:
-    """``english`` in ``language`` from the mail domain, or as it is."""
-    return catalogs.lookup("mail", language, english) if language != "en" else english
-
-
-def words(language: str) -> dict[str, str]:
-    return {key: mail_text(text, language) for key, text in _REPLY.items()}
-
-
-@dataclass
-class LetterContext:
-    """The letter being decided, for the commit listener's receipt."""
-
-    message_id: str
-    reply_to: str
-    language: str
-    subject: str
-    references: list[str] = field(default_factory=list)
-    n: int = 0
-    line: str = ""
-    game_id: str | None = None
-    player: str | None = None
-
-
-current_letter: ContextVar[LetterContext | None] = ContextVar("scriba_letter", default=None)
-
-
-def mail_domain() -> str:
-    return os.environ.get("SCRIBA_MAIL_DOMAIN", "scriba.localhost")
-
-
-def game_address(game_id: str | None, secret: str | None = None) -> str:
-    local = os.environ.get("SCRIBA_MAIL_LOCAL", "scriba")
-    if not game_id:
-        return f"{local}@{mail_domain()}"
-    tail = f"{game_id}.{secret}" if secret else game_id
-    return f"{local}+{tail}@{mail_domain()}"
-
-
-def _message_id(key: str) -> str:
-    return f"<{hashlib.sha256(key.encode()).hexdigest()[:32]}@{mail_domain()}>"
-
-
 def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class Outbox:
-    def __init__(self, service: Any, clock: Callable[[], datetime] | None = None) -> None:
-        self.service = service
+    """The mail queue of one database. :meth:`on_commit` is registered as a commit
+    listener of the commands where the service is assembled; ``clock`` stamps the rows
+    (a test may set another)."""
+
+    def __init__(self, store: EventStore, commands: Commands, reads: Reads,
+                 clock: Callable[[], datetime] | None = None) -> None:
+        self.commands = commands
+        self.reads = reads
         self.clock = clock or (lambda: datetime.now(UTC))
-        self._session = service.store.session
-        self._dialect = service.store.engine.dialect.name
+        self._session = store.session
+        self._engine = store.engine
+        self._dialect = store.engine.dialect.name
         self._swept: dict[str, tuple[Any, int]] = {}
-        # One listener per service, however many Outbox objects are made on it; it writes
-        # through the newest one (whose clock stamps the rows).
-        service._outbox = self
         # The last transaction's readers: (transaction, game id, readers). Every decision
         # of a batch is announced in one transaction: its seats are read once.
-        self._readers: tuple[Any, str, list[_Reader]] | None = None
-        if not getattr(service, "_outbox_listening", False):
-            service.add_commit_listener(
-                lambda *args: service._outbox._on_commit(*args))
-            service._outbox_listening = True
+        self._readers: tuple[Any, str, list[Reader]] | None = None
 
     # --- writing ------------------------------------------------------------------------
     def _row(self, **values: Any) -> dict[str, Any]:
@@ -126,7 +78,7 @@ class Outbox:
         row = {"created_at": now, "next_attempt": now, "attempts": 0, "headers": {},
                "game_id": None, "player": None, "status": "pending", **values}
         row["subject"] = row["subject"][:500]
-        row["headers"] = {"Message-ID": _message_id(row["key"]), **row["headers"]}
+        row["headers"] = {"Message-ID": message_id_for(row["key"]), **row["headers"]}
         return row
 
     def _insert(self, values: dict[str, Any]) -> Any:
@@ -161,8 +113,8 @@ class Outbox:
                 "References": root, "In-Reply-To": root}
 
     # --- the commit listener ------------------------------------------------------------
-    def _on_commit(self, connection: Any, game_id: str, events: list[dict[str, Any]],
-                   outcome: Any) -> None:
+    def on_commit(self, connection: Any, game_id: str, events: list[dict[str, Any]],
+                  outcome: Any) -> None:
         letter = current_letter.get()
         if letter is not None and letter.game_id == game_id:
             self._answer_part(connection, letter, game_id, outcome)
@@ -175,12 +127,12 @@ class Outbox:
             if outcome.accepted and outcome.state is None:
                 # inside the transaction: the state after it, folded on the cached one
                 # (no read of the database, which this transaction is writing)
-                before = self.service._states.get(game_id)
+                before = self.commands.cached(game_id)
                 if before is not None:
                     after = fold(outcome.events, before.copy())
                     outcome = SimpleNamespace(accepted=True, message=outcome.message,
                                               events=outcome.events, state=after)
-            return self.service.describe_outcome(game_id, outcome, language)
+            return self.reads.describe_outcome(game_id, outcome, language)
         except Exception:  # noqa: BLE001 - a reply must not break the decision it answers
             return outcome.message or ("OK" if outcome.accepted else "refused")
 
@@ -216,7 +168,7 @@ class Outbox:
         if rows:  # one statement for all the readers
             connection.execute(self._insert_rows(rows))
 
-    def _seats(self, connection: Any, game_id: str) -> list[_Reader]:
+    def _seats(self, connection: Any, game_id: str) -> list[Reader]:
         """The game's readers, read once per transaction (a batch of decisions shares
         it; a seat taken meanwhile elsewhere is seen by the next transaction)."""
         transaction = connection.get_transaction()
@@ -224,7 +176,7 @@ class Outbox:
         if cached is not None and transaction is not None and cached[0] is transaction \
                 and cached[1] == game_id:
             return cached[2]
-        seats = _seats_in(connection, game_id)
+        seats = readers_in(connection, game_id)
         self._readers = (transaction, game_id, seats)
         return seats
 
@@ -288,7 +240,7 @@ class Outbox:
     def sweep(self) -> int:
         """Queue what time has made due; returns how many messages were queued."""
         before = self._count()
-        for game in self.service.games():
+        for game in self.reads.games():
             # a game unchanged since the last sweep, in the same quarter hour, has no
             # new report or reminder: skip it (reports read the whole log)
             mark = (game.get("events"), int(self.clock().timestamp() // 900))
@@ -296,8 +248,9 @@ class Outbox:
                 continue
             self._swept[game["id"]] = mark
             try:
-                seats = [s for s in self.service.accounts.seats(game["id"])
-                         if s.player and s.email and s.mail_mode != "none"]
+                with self._engine.connect() as connection:
+                    seats = [s for s in readers_in(connection, game["id"])
+                             if s.player and s.email and s.mail_mode != "none"]
             except Exception:  # noqa: BLE001
                 continue
             if seats:
@@ -315,7 +268,7 @@ class Outbox:
         for seat in seats:
             if seat.language not in by_language:
                 try:
-                    by_language[seat.language] = self.service.period_reports(
+                    by_language[seat.language] = self.reads.period_reports(
                         game_id, seat.language)
                 except ServiceError:
                     by_language[seat.language] = []
@@ -335,21 +288,21 @@ class Outbox:
                                  "footer"].format(game=game_id))
 
     def _reminders(self, game_id: str, seats: list[Any]) -> None:
-        status = self.service.status(game_id)
+        status = self.reads.status(game_id)
         deadline, now = status.get("deadline"), status.get("now")
         if not deadline or not now or status.get("ended"):
             return
         left = _parse(deadline) - _parse(now)
         if left <= timedelta(0) or left > REMIND_BEFORE:
             return
-        log = self.service.log(game_id)
+        log = self.reads.log(game_id)
         start = max((e["seq"] for e in log if e["type"] == "timer_fired"), default=0)
         acted = {e["actor"] for e in log if e["seq"] > start and e["type"] in _ACTED}
         for seat in seats:
             if seat.player in acted:
                 continue
             try:
-                actions = [a.name for a in self.service.actions_for(game_id, seat.player)]
+                actions = [a.name for a in self.reads.actions_for(game_id, seat.player)]
             except ServiceError:
                 actions = []
             if not actions:
@@ -440,37 +393,6 @@ class Outbox:
                      "subject": r.subject, "body": r.body, "status": r.status,
                      "attempts": r.attempts, "game": r.game_id, "player": r.player,
                      "headers": r.headers} for r in session.scalars(query)]
-
-
-@dataclass
-class _Reader:
-    player: str | None
-    email: str
-    language: str
-    mail_mode: str
-
-
-@cache
-def _seats_statement() -> Any:
-    """The readers of a game, as a Core statement built once: built per commit from the
-    ORM classes it cost ~1 ms of Python, about as much as the rest of the write."""
-    from scriba.store.accounts import AccountRow, SeatRow  # noqa: PLC0415 - optional
-
-    seats, accounts = SeatRow.__table__, AccountRow.__table__
-    return (select(seats.c.player, accounts.c.email, accounts.c.language,
-                   accounts.c.mail_mode)
-            .join_from(seats, accounts, accounts.c.id == seats.c.account_id)
-            .where(seats.c.game_id == bindparam("game_id"), seats.c.role == "player"))
-
-
-def _seats_in(connection: Any, game_id: str) -> list[_Reader]:
-    """The seated players, read through the decision's own connection: another session
-    opened inside the transaction would, on a single-connection pool (in-memory SQLite),
-    roll the decision back when it closed. Read at each announcement, not cached: seats
-    and addresses change in other processes (the web, the mail) without a trace in the
-    game's log."""
-    rows = connection.execute(_seats_statement(), {"game_id": game_id}).all()
-    return [_Reader(*row) for row in rows]
 
 
 class Deferred(Exception):

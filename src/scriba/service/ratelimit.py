@@ -33,7 +33,7 @@ from limits import RateLimitItem, parse_many
 from limits.strategies import FixedWindowRateLimiter
 
 from scriba.service.errors import InvalidInput, ServiceError
-from scriba.service.validation import normalize_email
+from scriba.service.profile import normalize_email
 from scriba.store.ratelimit import DatabaseStorage
 
 SIGNIN_LIMITS = "5/minute;20/hour;100/day"

@@ -1,5 +1,7 @@
 """What interfaces read: actions a player may take, rules at a date, histories, proposals,
-the chronicle and per-period reports. A mixin of :class:`~scriba.service.service.Service`.
+the chronicle and per-period reports (:class:`Reads`, built on a
+:class:`~scriba.service.source.GameSource`; the chronicle's and the reports' helpers in
+:mod:`.history`).
 
 Reads never append anything. The common ones (actions, status, proposals, the rules now)
 work on the cached current state; reading the past replays the log up to that point.
@@ -9,8 +11,6 @@ from __future__ import annotations
 
 import copy
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -21,17 +21,21 @@ from scriba.kernel.events import Event, fold
 from scriba.kernel.state import ACTIVE, GameState, natural_key
 from scriba.kernel.timeutil import normalize
 from scriba.service import errors
-from scriba.service.messages import translate
-from scriba.service.narrate import (
-    Narrator,
-    Words,
-    base_words,
-    bookkeeping,
-    describe_outcome,
-    label_in,
-    show_value,
+from scriba.service.history import (
+    LogCache,
+    SmallCache,
+    compare_rules,
+    period_reports_of,
+    rule_revisions,
+    tell,
 )
+from scriba.service.listing import period_label
+from scriba.service.messages import translate
+from scriba.service.narrate import Narrator, describe_outcome
+from scriba.service.source import GameSource
 from scriba.service.summary import summarize
+from scriba.service.words import Words, declared_words, show_value
+from scriba.store.bulk import collector_paused
 
 
 @dataclass
@@ -48,15 +52,51 @@ class ActionInfo:
         return asdict(self)
 
 
-class GameReads:
-    """Read-only views of a game; expects ``self.load``, ``self.store``, ``self.engine``,
-    ``self.replay`` and ``self.now`` from the Service."""
+class Reads:
+    """Read-only views of the games of one source (the live states and their log)."""
 
-    load: Any
-    store: Any
-    engine: Any
-    replay: Any
-    now: Any
+    def __init__(self, source: GameSource) -> None:
+        self.source = source
+        self.engine = source.engine
+        self._logs = LogCache()
+        # Public pages show a dry run on every view: the same question about the same
+        # state (to the minute) is answered once.
+        self._dry_runs = SmallCache(64)
+
+    def load(self, game_id: str) -> GameState:
+        """The current state (the live cached one: read it, never change it)."""
+        return self.source.load(game_id)
+
+    def now(self, state: GameState) -> str:
+        return self.source.now(state)
+
+    def games(self) -> list[dict[str, Any]]:
+        """Every game's line in the listing: id, name, ruleset, events (how many), and its
+        language, period, players (how many) and whether it ended — from the games' rows,
+        kept by their commits, never from their logs."""
+        return [{"id": g["id"], "name": g["name"], "ruleset": g["ruleset"],
+                 "events": g["events"], **{key: (g["listing"] or {}).get(key) for key in
+                                           ("language", "period", "players", "ended")}}
+                for g in self.source.games()]
+
+    def log(self, game_id: str) -> list[Event]:
+        """The whole log, read anew from the store."""
+        return self.source.events(game_id)
+
+    def replay(self, game_id: str, upto_seq: int | None = None,
+               upto_time: str | None = None) -> GameState:
+        """The state rebuilt from the whole log, optionally as it stood at a past point."""
+        with collector_paused():  # a bulk fold: see scriba.store.bulk
+            events = self.source.events(game_id, upto=upto_seq)
+            if upto_time is not None:
+                limit = normalize(upto_time)
+                events = [e for e in events if e["time"] <= limit]
+            return fold(events)
+
+    def query(self, game_id: str, name: str, args: dict[str, Any] | None = None) -> Any:
+        """The answer of the rules' query ``name`` (a rule's ``query_<name>`` hook)."""
+        state = self.load(game_id)
+        return self.engine.query(state, name, args or {}, self.now(state))
 
     # --- the game -------------------------------------------------------------------
     def _game(self, game_id: str) -> GameState:
@@ -68,30 +108,13 @@ class GameReads:
     def _log(self, game_id: str) -> list[Event]:
         """The whole log, for reading only: kept between calls (a log only grows), so a
         read fetches just the events appended since the last one."""
-        cache = self.__dict__.get("_log_cache")
-        if cache is None:
-            cache = self.__dict__.setdefault("_log_cache", LogCache())
-        return cache.events(self.store, game_id)
+        return self._logs.events(self.source, game_id)
 
     def words(self, game_id: str, language: str | None = None,
               state: GameState | None = None) -> Words:
         """The game's own words: labels of variables and offices, vote words, labels."""
         state = state or self._game(game_id)
-        words = base_words(state, language)
-        decl = self.engine.declarations(state)
-        for (_scope, name), variable in decl.variables.items():
-            label = label_in(variable.get("label"), words.language)
-            if label and name not in words.variables:
-                words.variables[name] = label
-        for name, office in decl.offices.items():
-            label = label_in(office.get("label"), words.language)
-            if label:
-                words.offices.setdefault(name, label)
-        for action in decl.actions.values():
-            if action.get("kind") == "vote":
-                for word, canonical in (action.get("choices") or {}).items():
-                    words.choices.setdefault(str(canonical), str(word))
-        return words
+        return declared_words(state, self.engine.declarations(state), language)
 
     # --- actions --------------------------------------------------------------------
     def actions_for(self, game_id: str, player: str | None) -> list[ActionInfo]:
@@ -115,6 +138,10 @@ class GameReads:
         state = self._game(game_id)
         return [a for a in self._all_actions(state)
                 if any(w.startswith("office:") for w in a.who)]
+
+    def declared_actions(self, game_id: str) -> list[ActionInfo]:
+        """Every action the rules in force declare, whoever may take it."""
+        return self._all_actions(self._game(game_id))
 
     def _all_actions(self, state: GameState) -> list[ActionInfo]:
         decl = self.engine.declarations(state)
@@ -159,7 +186,7 @@ class GameReads:
         return {
             "game": state.game_id, "name": state.name, "ruleset": state.ruleset,
             "language": state.language,
-            "period": _period_label(state, words),
+            "period": period_label(state, words),
             "scores": _scores(state, words),
             "text": text if isinstance(text, str) else (None if text is None
                                                        else show_value(text)),
@@ -226,19 +253,7 @@ class GameReads:
         if rule_id not in state.rules:
             raise errors.NotFound(translate("There is no rule {rule} in this game.",
                                             state.language, rule=rule_id))
-        records = _rule_records(self._log(game_id))
-        current = rule_id
-        lineage: list[dict[str, Any]] = []
-        for record in reversed(records):
-            if record["id"] != current:
-                continue
-            lineage.append(record)
-            if record["change"] == "renumber":
-                current = record["from"]
-        lineage.reverse()
-        revisions = []
-        for record in lineage:
-            revisions.append({k: v for k, v in record.items() if k not in ("from",)})
+        revisions = rule_revisions(self._log(game_id), rule_id)
         return {**_rule_dict(state.rules[rule_id]), "revisions": revisions}
 
     def ruleset_diff(self, game_id: str, since: str, until: str | None = None
@@ -249,35 +264,7 @@ class GameReads:
         before = {r["id"]: _rule_dict(r)
                   for r in self._state_at(game_id, since, None, since=True).rules.values()}
         after = {r["id"]: r for r in self.rules_at(game_id, at=until)}
-        out = []
-        for rule_id in sorted(set(before) | set(after), key=natural_key):
-            old, new = before.get(rule_id), after.get(rule_id)
-            was = bool(old and old["in_force"])
-            is_ = bool(new and new["in_force"])
-            if not was and not is_:
-                continue
-            if not was:
-                change = "enacted"
-            elif not is_:
-                change = "repealed"
-            elif any(old[k] != new[k] for k in ("title", "text", "code", "attributes")):
-                change = "changed"
-            else:
-                continue
-            out.append({
-                "id": rule_id, "change": change,
-                "title": (new or old or {}).get("title", ""),
-                "old_title": old["title"] if was and old else None,
-                "old_text": old["text"] if was and old else None,
-                "new_text": new["text"] if is_ and new else None,
-                "old_code": old["code"] if was and old else None,
-                "new_code": new["code"] if is_ and new else None,
-                "old_attributes": old["attributes"] if was and old else None,
-                "new_attributes": new["attributes"] if is_ and new else None,
-                "old_revision": old["revision"] if was and old else None,
-                "new_revision": new["revision"] if is_ and new else None,
-            })
-        return out
+        return compare_rules(before, after)
 
     # --- proposals ------------------------------------------------------------------
     def proposals(self, game_id: str, status: str | None = None) -> list[dict[str, Any]]:
@@ -297,16 +284,11 @@ class GameReads:
         proposal = _find_proposal(state, ref)
         words = self.words(game_id, language, state)
         now = self.now(state)
-        # Public pages show a dry run on every view: the same question about the same
-        # state (to the minute) is answered once.
         key = (game_id, state.seq, proposal["number"], words.language, now[:16])
-        cache = self.__dict__.get("_dry_runs")
-        if cache is None:
-            cache = self.__dict__.setdefault("_dry_runs", SmallCache(64))
-        result = cache.get(key)
+        result = self._dry_runs.get(key)
         if result is None:
             result = dry_run(self.engine, state, proposal["number"], now, words)
-            cache.put(key, result)
+            self._dry_runs.put(key, result)
         return copy.deepcopy(result)
 
     def describe_outcome(self, game_id: str, outcome: Any,
@@ -350,36 +332,9 @@ class GameReads:
         if limit == 0:
             return []
         narrator = Narrator(self.words(game_id, language, state))
-        wanted = _expand_kinds(kinds)
-        asked = {kinds} if isinstance(kinds, str) else {str(k) for k in kinds or ()}
-        # Only the score: other variables' changes stay out unless asked for too.
-        score_only = "score" in asked and not asked & {"variables", "var_set"}
         since = _time_arg(since, state.language, "since", end_of_day=False)
         until = _time_arg(until, state.language, "until", end_of_day=True)
-        out = []
-        # Earlier events still name the timers and assets that later ones refer to.
-        for event in self._log(game_id):
-            if event["seq"] <= after_seq or (since is not None and event["time"] < since):
-                narrator.note(event)
-                continue
-            if until is not None and event["time"] > until:
-                break
-            if (wanted is not None and event["type"] not in wanted) or \
-                    (wanted is None and bookkeeping(event)) or \
-                    (score_only and event["type"] == "var_set"
-                     and event["payload"].get("name") not in narrator.words.score) or \
-                    (player is not None and not _concerns(event, player)):
-                narrator.note(event)
-                continue
-            text = narrator.tell(event)
-            if not text:
-                continue
-            out.append({"seq": event["seq"], "time": event["time"], "kind": event["type"],
-                        "group": KIND_GROUP.get(event["type"], "other"),
-                        "actor": event["actor"], "text": text})
-            if limit is not None and len(out) >= limit:
-                break
-        return out
+        return tell(self._log(game_id), narrator, player, kinds, after_seq, limit, since, until)
 
     def period_reports(self, game_id: str, language: str | None = None
                        ) -> list[dict[str, Any]]:
@@ -391,89 +346,7 @@ class GameReads:
         one report per calendar day."""
         state = self._game(game_id)
         words = self.words(game_id, language, state)
-        return _period_reports(self._log(game_id), state, words)
-
-
-# --- helpers ---------------------------------------------------------------------------
-
-class SmallCache:
-    """A few recent answers, the least recently used dropped first; thread-safe."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[Any, Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Any) -> Any:
-        with self._lock:
-            value = self._items.pop(key, None)
-            if value is not None:
-                self._items[key] = value
-            return value
-
-    def put(self, key: Any, value: Any) -> None:
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-
-class LogCache:
-    """Logs of recently read games, bounded in events; the least recently read go first.
-
-    Events are never changed once stored, so a cached prefix stays true; callers must
-    not change the events they get."""
-
-    def __init__(self, max_events: int = 200_000) -> None:
-        self.max_events = max_events
-        self._logs: OrderedDict[str, list[Event]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def events(self, store: Any, game_id: str) -> list[Event]:
-        with self._lock:
-            cached = self._logs.pop(game_id, None)
-        if cached is None:
-            log = store.events(game_id)
-        else:
-            after = cached[-1]["seq"] if cached else 0
-            newer = store.events(game_id, after=after) if after else store.events(game_id)
-            log = cached + newer if newer else cached
-        with self._lock:
-            self._logs[game_id] = log
-            total = sum(len(events) for events in self._logs.values())
-            while total > self.max_events and len(self._logs) > 1:
-                _, dropped = self._logs.popitem(last=False)
-                total -= len(dropped)
-        return log
-
-
-# The chronicle's filters, for people: each group names event types.
-CHRONICLE_GROUPS: dict[str, tuple[str, ...]] = {
-    "game": ("game_created", "winner_declared", "game_ended"),
-    "players": ("player_joined", "player_status"),
-    "proposals": ("proposal_submitted", "vote_cast", "vote_withdrawn", "proposal_resolved"),
-    "rules": ("rule_changed", "rule_change_failed", "rule_code_aborted"),
-    "score": ("var_set",),  # of the ruleset's score variables only (see chronicle)
-    "variables": ("var_set",),
-    "offices": ("office_set",),
-    "deadlines": ("timer_set", "timer_fired", "timer_cancelled", "clock_advanced"),
-    "assets": ("asset_set", "asset_destroyed"),
-    "notices": ("notice",),
-    "actions": ("action_taken",),
-    "refusals": ("command_refused",),
-}
-KIND_GROUP = {kind: group for group, kinds in CHRONICLE_GROUPS.items() for kind in kinds}
-
-
-def _expand_kinds(kinds: Iterable[str] | None) -> set[str] | None:
-    if not kinds:
-        return None
-    if isinstance(kinds, str):
-        kinds = [kinds]
-    wanted: set[str] = set()
-    for kind in kinds:
-        wanted.update(CHRONICLE_GROUPS.get(str(kind), (str(kind),)))
-    return wanted
+        return period_reports_of(self._log(game_id), state, words)
 
 
 def _allows(who: list[str], state: GameState, player: str, as_player: bool) -> bool:
@@ -490,46 +363,6 @@ def _rule_dict(rule: dict[str, Any]) -> dict[str, Any]:
             "code": rule["code"], "attributes": copy.deepcopy(rule["attributes"]),
             "revision": rule_changes.revision(rule), "in_force": rule["in_force"],
             "history": copy.deepcopy(rule["history"])}
-
-
-def _rule_records(events: list[Event]) -> list[dict[str, Any]]:
-    """One record per change of any rule, with the rule as it stood after that change."""
-    rules: dict[str, dict[str, Any]] = {}
-    records: list[dict[str, Any]] = []
-    for event in events:
-        if event["type"] == "game_created":
-            for rule in event["payload"].get("rules") or []:
-                rid = str(rule["id"])
-                rules[rid] = {"id": rid, "title": rule.get("title", ""),
-                              "text": rule.get("text", ""), "code": rule.get("code") or None,
-                              "attributes": dict(rule.get("attributes") or {}),
-                              "history": list(rule.get("history") or [{"change": "initial"}]),
-                              "in_force": rule.get("in_force", True)}
-                records.append(_record(rules[rid], event, "initial", {"kind": "initial"}))
-        elif event["type"] == "rule_changed":
-            change = event["payload"]["change"]
-            cause = event["payload"].get("cause") or {}
-            try:
-                rid = rule_changes.apply_change(rules, copy.deepcopy(change), cause,
-                                                event["time"])
-            except Exception:  # noqa: BLE001 - the fold accepted it; never fail a read
-                continue
-            record = _record(rules[rid], event, change["type"], cause)
-            if change["type"] == "renumber":
-                record["from"] = str(change["rule"])
-            records.append(record)
-    return records
-
-
-def _record(rule: dict[str, Any], event: Event, change: str,
-            cause: dict[str, Any]) -> dict[str, Any]:
-    return {"id": rule["id"], "revision": rule_changes.revision(rule), "seq": event["seq"],
-            "time": event["time"], "change": change,
-            "cause": {"kind": cause.get("kind"), "proposal": cause.get("proposal"),
-                      "label": cause.get("label"), "author": cause.get("author"),
-                      "rule": cause.get("rule")},
-            "title": rule["title"], "text": rule["text"], "code": rule["code"],
-            "attributes": dict(rule["attributes"]), "in_force": rule["in_force"]}
 
 
 def _find_proposal(state: GameState, ref: str | int) -> dict[str, Any]:
@@ -553,12 +386,6 @@ def _proposal_dict(p: dict[str, Any]) -> dict[str, Any]:
         "data": p.get("data") or {}})
 
 
-def _concerns(event: Event, player: str) -> bool:
-    p = event.get("payload") or {}
-    return player in (event.get("actor"), p.get("player"), p.get("author"),
-                      p.get("holder"), p.get("owner")) or player in (p.get("players") or [])
-
-
 def _time_arg(value: Any, language: str, name: str, end_of_day: bool) -> Any:
     """An ISO time from a reader; a bare date means the start of that day, or its end
     where ``end_of_day`` (the rules as they stood that day, after its events)."""
@@ -576,106 +403,8 @@ def _time_arg(value: Any, language: str, name: str, end_of_day: bool) -> Any:
     return moment
 
 
-def _period_label(state: GameState, words: Words) -> str | None:
-    name = words.period_variable(state.vars)
-    if name is None or state.vars.get(name) is None:
-        return None
-    return _period_title(words, name, state.vars[name])
-
-
-def _period_title(words: Words, name: str, value: Any) -> str:
-    label = words.var(name)
-    return f"{label[:1].upper()}{label[1:]} {words.show(name, value)}"
-
-
 def _scores(state: GameState, words: Words) -> dict[str, dict[str, Any]]:
     """Each active player's score variables, by their label (none declared: nothing)."""
     return {player: {words.var(var): state.players[player]["vars"].get(var)
                      for var in words.score}
             for player in state.active_players()} if words.score else {}
-
-
-REPORT_KINDS = {"proposal_resolved", "rule_changed", "rule_change_failed", "winner_declared",
-                "game_ended", "player_joined", "office_set"}
-
-
-def _period_reports(events: list[Event], state: GameState,
-                    words: Words) -> list[dict[str, Any]]:
-    name = words.period_variable(state.vars)
-    narrator = Narrator(words)
-    reports: list[dict[str, Any]] = []
-    current: dict[str, Any] | None = None
-    values: dict[tuple[str, str], Any] = {}
-    moved: dict[tuple[str, str], float] = {}
-
-    def close(end: str) -> None:
-        if current is None:
-            return
-        current["end"] = end
-        current["scores"] = {
-            player: {words.var(var): values.get((player, var)) for var in words.score}
-            for player in players} if words.score else {}
-        for (player, var), delta in moved.items():
-            if delta:
-                sign = "+" if delta > 0 else ""
-                current["lines"].append(translate(
-                    "{player}: {label} {delta} (now {value}).", words.language, player=player,
-                    label=words.var(var), delta=sign + words.show(var, delta),
-                    value=words.show(var, values.get((player, var)))))
-        moved.clear()
-        reports.append(current)
-
-    def open_(title: str, start: str) -> dict[str, Any]:
-        return {"title": title, "start": start, "end": None, "lines": [], "scores": {}}
-
-    players: list[str] = []
-
-    pending: tuple[str, str] | None = None
-    for event in events:
-        p = event.get("payload") or {}
-        kind = event["type"]
-        lined = kind in REPORT_KINDS and not (
-            kind == "rule_changed" and (p.get("cause") or {}).get("kind") == "initial")
-        text = narrator.tell(event) if lined else ""
-        if not lined:
-            narrator.note(event)
-        if name is not None and kind == "var_set" and p.get("player") is None \
-                and p.get("name") == name and p.get("value") is not None:
-            pending = (_period_title(words, name, p.get("value")), event["time"])
-        elif name is None and (current is None or current["start"][:10] != event["time"][:10]):
-            pending = (event["time"][:10], event["time"])
-        # A new period begins with the next command or deadline: what the rules do in
-        # reaction to the command that ended a period (its scores) still belongs to it.
-        primary = event["actor"] is not None or kind in ("timer_fired", "clock_advanced")
-        if pending is not None and (primary or current is None or name is None):
-            if current is None or pending[0] != current["title"]:
-                close(pending[1])
-                current = open_(*pending)
-            pending = None
-        if kind == "player_joined":
-            if str(p["player"]) not in players:
-                players.append(str(p["player"]))
-            for var, value in (p.get("vars") or {}).items():
-                values[(str(p["player"]), var)] = value
-        if kind == "var_set" and p.get("player") is not None:
-            # Only additions are told as moves; a value set outright is bookkeeping
-            # (the round a player last acted in, a number chosen).
-            key = (str(p["player"]), str(p["name"]))
-            values[key] = p.get("value")
-            if _number(p.get("delta")) and current is not None:
-                moved[key] = moved.get(key, 0) + p["delta"]
-        if current is None:
-            current = open_(translate("Before the first period", words.language),
-                            event["time"])
-        if lined and text:
-            current["lines"].append(text)
-    close(state.time)
-    if pending is not None and pending[0] != reports[-1]["title"]:
-        reports.append(open_(*pending))
-    if reports and reports[-1]["end"] == state.time and not state.ended:
-        reports[-1]["end"] = None  # the period still running
-    return [r for r in reports if r["lines"] or r is reports[-1]]
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -22,7 +22,7 @@ import yaml
 
 from scriba.kernel.timeutil import parse_duration, parse_time
 from scriba.rulesets import RulesetError
-from scriba.service.service import Service
+from scriba.service.commands import Commands
 from scriba.service.summary import summarize
 
 TOP_KEYS = {"ruleset", "start", "seed", "players", "offices", "settings", "steps", "expect",
@@ -89,11 +89,11 @@ def _validate_step(index: int, step: Any) -> None:
             raise ScenarioError(f"{where}: {error}") from None
 
 
-def run_scenario(service: Service, scenario: dict[str, Any],
+def run_scenario(commands: Commands, scenario: dict[str, Any],
                  game_id: str | None = None) -> ScenarioResult:
     start = scenario.get("start")
     try:
-        state = service.create_game(
+        state = commands.create_game(
             scenario["ruleset"], game_id=game_id or scenario.get("game"),
             name=scenario.get("name"), seed=int(scenario.get("seed", 0)),
             start=str(start) if start is not None else "2026-01-01T00:00:00Z",
@@ -106,34 +106,34 @@ def run_scenario(service: Service, scenario: dict[str, Any],
     errors: list[str] = []
     for index, step in enumerate(scenario.get("steps") or []):
         try:
-            _run_step(service, game, index, step, refusals, errors)
+            _run_step(commands, game, index, step, refusals, errors)
         except Exception as error:  # noqa: BLE001 - a step error is reported, the run goes on
             errors.append(f"step {index}: error: {error}")
-    summary = summarize(service.load(game), refusals)
+    summary = summarize(commands.load(game), refusals)
     if scenario.get("expect"):
         errors += [f"end: {m}" for m in mismatches(scenario["expect"], summary)]
     return ScenarioResult(summary, errors, game)
 
 
-def _run_step(service: Service, game: str, index: int, step: dict[str, Any],
+def _run_step(commands: Commands, game: str, index: int, step: dict[str, Any],
               refusals: list[dict[str, Any]], errors: list[str]) -> None:
     expected = step.get("expect_refusal")
     if "wait" in step:
-        service.advance(game, by=parse_duration(step["wait"]))
+        commands.advance(game, by=parse_duration(step["wait"]))
         return
     if "at" in step:
-        service.advance(game, to=str(step["at"]))
+        commands.advance(game, to=str(step["at"]))
         return
     if "expect" in step:
-        summary = summarize(service.load(game), refusals)
+        summary = summarize(commands.load(game), refusals)
         errors += [f"step {index}: {m}" for m in mismatches(step["expect"], summary)]
         return
     if "add_player" in step:
-        outcome = service.add_player(game, str(step["add_player"]))
+        outcome = commands.add_player(game, str(step["add_player"]))
     else:
         args = {k: v for k, v in step.items() if k not in ("by", "do", "expect_refusal")}
-        outcome = service.perform(game, str(step["by"]), str(step["do"]), args,
-                                  channel="scenario")
+        outcome = commands.perform(game, str(step["by"]), str(step["do"]), args,
+                                   channel="scenario")
     if not outcome.accepted:
         refusals.append({"step": index, "message": outcome.message})
         if expected is None:

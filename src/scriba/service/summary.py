@@ -9,7 +9,7 @@ from typing import Any
 
 from scriba.kernel.changes import revision
 from scriba.kernel.state import GameState
-from scriba.service.narrate import ruleset_words
+from scriba.service.words import ruleset_words
 
 
 def summarize(state: GameState, refusals: list[dict[str, Any]] | None = None) -> dict[str, Any]:

@@ -390,32 +390,3 @@ def duration(value: Any, field: str, language: str = "en") -> int:
         raise InvalidInput(translate(MESSAGES["bad_duration"], language,
                                      value=_clip(checked)), field=field)
     return seconds
-
-
-EMAIL_MAX = 254  # characters in an e-mail address (RFC 5321's path)
-_LOCAL = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.\-\u0080-\U0010ffff]{1,64}")
-_LABEL = re.compile(r"(?!-)[a-z0-9\-\u0080-\U0010ffff]{1,63}(?<!-)")
-
-
-def normalize_email(value: Any) -> str:
-    """``Local@Domain`` as stored: NFC, trimmed, domain lower-cased; refused if malformed."""
-    if isinstance(value, bytes):
-        try:
-            value = value.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InvalidInput("The e-mail address is not valid UTF-8 text.", "email") from None
-    if not isinstance(value, str):
-        raise InvalidInput("The e-mail address must be text.", "email")
-    value = unicodedata.normalize("NFC", value.strip())
-    if len(value) > EMAIL_MAX:
-        raise InvalidInput(f"The e-mail address is too long (at most {EMAIL_MAX} "
-                           "characters).", "email")
-    local, sep, domain = value.rpartition("@")
-    domain = domain.lower().rstrip(".")
-    labels = domain.split(".")
-    if (not sep or not _LOCAL.fullmatch(local) or local.startswith(".")
-            or local.endswith(".") or ".." in local or len(labels) < 2
-            or not all(_LABEL.fullmatch(label) for label in labels)
-            or any(unicodedata.category(c)[0] in "CZ" for c in local + domain)):
-        raise InvalidInput(f"'{value[:80]}' is not an e-mail address.", "email")
-    return f"{local}@{domain}"

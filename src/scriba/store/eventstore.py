@@ -22,6 +22,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -40,6 +41,8 @@ from scriba.store.schema import events as events_t
 from scriba.store.schema import games as games_t
 from scriba.store.schema import inbound as inbound_t
 from scriba.store.schema import snapshots as snapshots_t
+
+log = logging.getLogger("scriba.store")
 
 _EVENT_COLUMNS = (events_t.c.seq, events_t.c.type, events_t.c.time, events_t.c.actor,
                   events_t.c.payload)
@@ -60,6 +63,9 @@ _INBOUND_COLUMNS = (inbound_t.c.id, inbound_t.c.game_id, inbound_t.c.channel,
 # running it on SQLite (SQLAlchemy caches the compiled form; these skip the construction).
 _GAME_ROW = select(games_t.c.id).where(games_t.c.id == bindparam("game_id"))
 _ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
+_TRY_ADVISORY_LOCK = text("SELECT pg_try_advisory_xact_lock(:key)")
+_LINE_LOCK = text("SELECT pg_advisory_lock(:key)")  # the line: left as soon as first
+_LINE_UNLOCK = text("SELECT pg_advisory_unlock(:key)")
 _EVENTS_AFTER = (select(*_EVENT_COLUMNS)
                  .where(events_t.c.game_id == bindparam("game_id"),
                         events_t.c.seq > bindparam("after"))
@@ -73,6 +79,9 @@ _DECIDE_INBOUND = (update(inbound_t).where(inbound_t.c.id == bindparam("inbound_
                            outcome=bindparam("b_outcome"),
                            decided_at=bindparam("b_decided_at")))
 _INSERT_INBOUND = inbound_t.insert()
+_INDEX_GAME = (update(games_t).where(games_t.c.id == bindparam("game_id"))
+               .values(last_seq=bindparam("b_last_seq"), due_at=bindparam("b_due_at"),
+                       listing=bindparam("b_listing")))
 # A request id is its player's own: (game, player, id) is unique.
 _FIND_REQUEST = select(*_INBOUND_COLUMNS).where(
     inbound_t.c.game_id == bindparam("game_id"), inbound_t.c.player == bindparam("player"),
@@ -86,10 +95,49 @@ def request_owner(command: Any) -> str:
     return actor if isinstance(actor, str) else ""
 
 
-def _lock_key(game_id: str) -> int:
+def _lock_key(game_id: str, person: bytes = b"scriba-game") -> int:
     """A stable signed 64-bit key per game (a collision only serialises two games)."""
-    digest = hashlib.blake2b(game_id.encode(), digest_size=8, person=b"scriba-game").digest()
+    digest = hashlib.blake2b(game_id.encode(), digest_size=8, person=person).digest()
     return int.from_bytes(digest, "big", signed=True)
+
+
+# A writer that finds its game busy, given ``prepare``: it waits in the game's line, and
+# the first in line reads what was committed meanwhile (``prepare`` with a reader) before
+# it waits for the game itself: the writer it follows is deciding all the while (on the
+# other core), so the turn starts with one commit to read, not one per writer in line.
+Prepare = Callable[["GameWrite"], None]
+
+
+def _advisory_lock(connection: Connection, game_id: str, prepare: Prepare | None) -> None:
+    """PostgreSQL: the game's lock for this transaction; if it is busy and ``prepare`` is
+    given, first the line's (a session lock, left once the game's is held), ``prepare``
+    meanwhile in a savepoint (a failed read must not spoil the transaction)."""
+    key = {"key": _lock_key(game_id)}
+    if prepare is None:
+        connection.execute(_ADVISORY_LOCK, key)
+        return
+    if connection.execute(_TRY_ADVISORY_LOCK, key).scalar():
+        return
+    line = {"key": _lock_key(game_id, b"scriba-line")}
+    connection.execute(_LINE_LOCK, line)
+    try:
+        with contextlib.suppress(Exception), connection.begin_nested():
+            _prepare(prepare, GameWrite(connection, game_id))
+        connection.execute(_ADVISORY_LOCK, key)
+    finally:
+        try:
+            connection.execute(_LINE_UNLOCK, line)
+        except Exception:  # noqa: BLE001 - the transaction failed: end the session instead,
+            connection.invalidate()  # which leaves the line (a pooled one would hold it)
+
+
+def _prepare(prepare: Prepare, reader: GameWrite) -> None:
+    """Only a head start: should it fail, the turn reads everything itself."""
+    try:
+        prepare(reader)
+    except Exception:
+        log.warning("reading ahead for %s failed", reader.game_id, exc_info=True)
+        raise
 
 
 class Conflict(Exception):
@@ -198,6 +246,12 @@ class GameWrite:
         except IntegrityError as error:
             raise Conflict(f"game {self.game_id} changed meanwhile") from error
 
+    def index(self, last_seq: int, due_at: str | None, listing: dict[str, Any]) -> None:
+        """Keep the game's row up to date with this commit (see ``schema.games``)."""
+        self.writing()
+        self.connection.execute(_INDEX_GAME, {"game_id": self.game_id, "b_last_seq": last_seq,
+                                              "b_due_at": due_at, "b_listing": listing})
+
     def decide(self, inbound_id: int, status: str, message: str,
                outcome: dict[str, Any]) -> None:
         self.writing()
@@ -280,26 +334,27 @@ class EventStore:
 
     # --- the command path -------------------------------------------------------------
     @contextmanager
-    def write(self, game_id: str, known: bool = False) -> Iterator[GameWrite]:
+    def write(self, game_id: str, known: bool = False,
+              prepare: Prepare | None = None) -> Iterator[GameWrite]:
         """Hold ``game_id``'s lock from the first read to the commit (when the block ends).
 
         Waits (never fails) while another process or thread holds it. Reads come first;
         :meth:`GameWrite.writing` (or the first write) starts the writing part. ``known``:
         the caller has read this game before, so its row is not looked up again (games are
-        never deleted).
+        never deleted). ``prepare``: see :data:`Prepare`.
         """
         if self.dialect != "sqlite":
             with self._begin() as connection:
                 if self.dialect == "postgresql":
                     # An advisory lock, not SELECT … FOR UPDATE: it writes nothing, so a
                     # writer that finds its input already decided commits without a flush.
-                    connection.execute(_ADVISORY_LOCK, {"key": _lock_key(game_id)})
+                    _advisory_lock(connection, game_id, prepare)
                 if not known and connection.execute(
                         _GAME_ROW, {"game_id": game_id}).first() is None:
                     raise unknown_game(game_id)
                 yield GameWrite(connection, game_id)
             return
-        with self._game_lock(game_id), self._sqlite_write(game_id, known) as tx:
+        with self._game_lock(game_id, prepare), self._sqlite_write(game_id, known) as tx:
             yield tx
 
     @contextmanager
@@ -328,7 +383,7 @@ class EventStore:
             transaction.commit()
 
     @contextmanager
-    def _game_lock(self, game_id: str) -> Iterator[None]:
+    def _game_lock(self, game_id: str, prepare: Prepare | None = None) -> Iterator[None]:
         """SQLite on a file: ``flock`` of the game's own file beside the database, so the
         processes deciding one game queue while other games go on (re-entrant per thread).
         Taken before any connection: a writer waiting for it holds none."""
@@ -339,9 +394,13 @@ class EventStore:
         if not self._locks_made:
             os.makedirs(self._game_locks, exist_ok=True)
             self._locks_made = True
-        name = hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest()
-        with open(os.path.join(self._game_locks, name), "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        path = os.path.join(self._game_locks,
+                            hashlib.blake2b(game_id.encode(), digest_size=16).hexdigest())
+        with open(path, "a+b") as handle:
+            if prepare is None:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            else:
+                self._wait_in_line(handle, path, game_id, prepare)
             held.add(game_id)
             try:
                 yield
@@ -349,15 +408,33 @@ class EventStore:
                 held.discard(game_id)
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
+    def _wait_in_line(self, game: Any, path: str, game_id: str, prepare: Prepare) -> None:
+        """Take the game's ``flock``; if it is busy, first the line's (a second file), then
+        ``prepare`` in a short read of its own, then the game's, then leave the line."""
+        try:
+            fcntl.flock(game, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        with open(path + ".line", "a+b") as line:
+            fcntl.flock(line, fcntl.LOCK_EX)
+            with contextlib.suppress(Exception), self.engine.connect() as connection, \
+                    connection.begin():
+                _prepare(prepare, GameWrite(connection, game_id))
+            fcntl.flock(game, fcntl.LOCK_EX)  # the line's lock goes with its file
+
     # --- games ------------------------------------------------------------------------
     def create_game(self, game_id: str, name: str, ruleset: str,
-                    events: list[dict[str, Any]]) -> None:
+                    events: list[dict[str, Any]], due_at: str | None = None,
+                    listing: dict[str, Any] | None = None) -> None:
         try:
             with self._begin(write=True) as connection:
                 if self._has_game(connection, game_id):
                     raise game_exists(game_id)
                 connection.execute(games_t.insert().values(
-                    id=game_id, name=name, ruleset=ruleset, created_at=datetime.now(UTC)))
+                    id=game_id, name=name, ruleset=ruleset, created_at=datetime.now(UTC),
+                    last_seq=events[-1]["seq"] if events else 0, due_at=due_at,
+                    listing=listing))
                 GameWrite(connection, game_id).append(events)
         except (IntegrityError, Conflict) as error:  # created meanwhile by another process
             raise game_exists(game_id) from error
@@ -371,21 +448,31 @@ class EventStore:
             return self._has_game(connection, game_id)
 
     def games(self) -> list[dict[str, Any]]:
+        """Every game's row: id, name, ruleset, ``events`` (its last event's number),
+        ``due_at`` and ``listing`` (None until the service first indexes it)."""
         with self._begin() as connection:
-            counts = dict(connection.execute(
-                select(events_t.c.game_id, func.max(events_t.c.seq))
-                .group_by(events_t.c.game_id)).all())
             rows = connection.execute(
-                select(games_t.c.id, games_t.c.name, games_t.c.ruleset)
+                select(games_t.c.id, games_t.c.name, games_t.c.ruleset, games_t.c.last_seq,
+                       games_t.c.due_at, games_t.c.listing)
                 .order_by(games_t.c.created_at))
-            return [{"id": g, "name": n, "ruleset": r, "events": counts.get(g, 0)}
-                    for g, n, r in rows]
+            return [{"id": g, "name": n, "ruleset": r, "events": seq, "due_at": due,
+                     "listing": listing} for g, n, r, seq, due, listing in rows]
+
+    def due_games(self, now: str) -> list[str]:
+        """The games whose next deadline is ``now`` or earlier (one indexed query)."""
+        with self._begin() as connection:
+            return list(connection.execute(
+                select(games_t.c.id).where(games_t.c.due_at <= now)
+                .order_by(games_t.c.due_at)).scalars())
 
     # --- events -----------------------------------------------------------------------
     def append(self, game_id: str, events: list[dict[str, Any]]) -> None:
         """Append events under the game's lock (the service decides inside :meth:`write`)."""
         with self.write(game_id) as tx:
             tx.append(events)
+            if events:
+                tx.connection.execute(update(games_t).where(games_t.c.id == game_id)
+                                      .values(last_seq=events[-1]["seq"]))
 
     def events(self, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
         with self._begin() as connection:

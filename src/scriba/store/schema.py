@@ -28,6 +28,14 @@ games = Table(
     Column("name", String(200), nullable=False),
     Column("ruleset", String(64), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # Kept by every commit, so that a host's listing and its deadline loop read one row per
+    # game (or only the games due), never the games' logs: the last event's number, when
+    # the game's next deadline falls (real-clock games; None: none), and what the games'
+    # listing shows of it (its name, period, language, whether it ended).
+    Column("last_seq", Integer, nullable=False, server_default="0"),
+    Column("due_at", String(40), nullable=True),
+    Column("listing", JSON, nullable=True),
+    Index("ix_games_due_at", "due_at"),
 )
 
 events = Table(

@@ -130,7 +130,7 @@ def acting_player(request: Request, game_id: str) -> str:
                                                 "Bearer TOKEN) or signing in.")
     if player is not None:
         return player
-    role = _service(request).accounts.role(account.id, game_id)
+    role = _service(request).seats.role(account.id, game_id)
     if role.player is None:
         raise HTTPException(403, f"You have no seat as a player in {game_id}.")
     return role.player
@@ -141,7 +141,7 @@ def require_seat(request: Request, game_id: str) -> None:
     401 without credentials, 403 for anyone else."""
     account, player = _caller(request, game_id, "Sign in, or send a token (Authorization: "
                                                 "Bearer TOKEN).")
-    if player is None and _service(request).accounts.role(account.id, game_id).kind \
+    if player is None and _service(request).seats.role(account.id, game_id).kind \
             == "reader":
         raise HTTPException(403, f"Only the players and the officer of {game_id} may do "
                                  "this.")
@@ -150,7 +150,7 @@ def require_seat(request: Request, game_id: str) -> None:
 def require_officer(request: Request, game_id: str) -> Any:
     """The officer's account (session with CSRF header, or the token of their seat)."""
     account, _player = _caller(request, game_id, "Sign in first.")
-    if account is None or _service(request).accounts.role(account.id, game_id).kind \
+    if account is None or _service(request).seats.role(account.id, game_id).kind \
             != "officer":
         raise HTTPException(403, f"Only the officer of {game_id} may do this.")
     return account
@@ -159,24 +159,24 @@ def require_officer(request: Request, game_id: str) -> Any:
 # --- reading -------------------------------------------------------------------------------
 @router.get("/games", summary="The games on this server")
 def games(request: Request) -> list[dict[str, Any]]:
-    return _service(request).games()
+    return _service(request).reads.games()
 
 
 @router.get("/games/{game}", summary="A game now (the same JSON as scenario run --json)")
 def game(request: Request, game: str) -> dict[str, Any]:
-    return _service(request).summary(game)
+    return _service(request).reads.summary(game)
 
 
 @router.get("/games/{game}/status", summary="Period, next deadline, winners")
 def status(request: Request, game: str, lang: str | None = None) -> dict[str, Any]:
-    return _service(request).status(game, _language(request, lang))
+    return _service(request).reads.status(game, _language(request, lang))
 
 
 @router.get("/games/{game}/rules", summary="The rules in force, now or as they stood then")
 def rules(request: Request, game: str,
           at: str | None = Query(None, max_length=64, description="An ISO date or time"),
           seq: int | None = Query(None, ge=0, le=2**31)) -> list[dict[str, Any]]:
-    return _service(request).rules_at(game, at=at, seq=seq)
+    return _service(request).reads.rules_at(game, at=at, seq=seq)
 
 
 @router.get("/games/{game}/rules-diff", summary="Rules enacted, repealed, changed between "
@@ -184,28 +184,28 @@ def rules(request: Request, game: str,
 def rules_diff(request: Request, game: str,
                since: str = Query(..., max_length=64, description="An ISO date or time"),
                until: str | None = Query(None, max_length=64)) -> list[dict[str, Any]]:
-    return _service(request).ruleset_diff(game, since, until)
+    return _service(request).reads.ruleset_diff(game, since, until)
 
 
 @router.get("/games/{game}/reports", summary="Each period's results (a Giornata, a round)")
 def reports(request: Request, game: str, lang: str | None = None) -> list[dict[str, Any]]:
-    return _service(request).period_reports(game, _language(request, lang))
+    return _service(request).reads.period_reports(game, _language(request, lang))
 
 
 @router.get("/games/{game}/rules/{rule}", summary="One rule with its whole history")
 def rule(request: Request, game: str, rule: str) -> dict[str, Any]:
-    return _service(request).rule_history(game, rule)
+    return _service(request).reads.rule_history(game, rule)
 
 
 @router.get("/games/{game}/proposals", summary="Proposals, optionally by status")
 def proposals(request: Request, game: str,
               status: str | None = Query(None, max_length=64)) -> list[dict[str, Any]]:
-    return _service(request).proposals(game, status=status)
+    return _service(request).reads.proposals(game, status=status)
 
 
 @router.get("/games/{game}/proposals/{proposal}", summary="One proposal, its votes, tally")
 def proposal(request: Request, game: str, proposal: str) -> dict[str, Any]:
-    return _service(request).proposal(game, proposal)
+    return _service(request).reads.proposal(game, proposal)
 
 
 @router.post("/games/{game}/proposals/{proposal}/dry-run",
@@ -214,7 +214,7 @@ def proposal(request: Request, game: str, proposal: str) -> dict[str, Any]:
 def dry_run(request: Request, game: str, proposal: str,
             lang: str | None = None) -> dict[str, Any]:
     require_seat(request, game)  # a dry run runs rule code: not for anyone passing by
-    return _service(request).dry_run(game, proposal, _language(request, lang))
+    return _service(request).reads.dry_run(game, proposal, _language(request, lang))
 
 
 @router.get("/games/{game}/log", summary="The log told as sentences, a page at a time")
@@ -224,8 +224,8 @@ def game_log(request: Request, game: str,
              player: str | None = Query(None, max_length=64),
              kind: Annotated[list[str] | None, Query(max_length=20)] = None,
              lang: str | None = None) -> dict[str, Any]:
-    entries = _service(request).chronicle(game, _language(request, lang), player=player,
-                                          kinds=kind, after_seq=after, limit=limit)
+    entries = _service(request).reads.chronicle(game, _language(request, lang), player=player,
+                                                kinds=kind, after_seq=after, limit=limit)
     following = entries[-1]["seq"] if len(entries) == limit else None
     return {"entries": entries, "next_after": following}
 
@@ -249,14 +249,14 @@ def actions(request: Request, game: str) -> dict[str, Any]:
     else:
         account = sessions.current_account(request)
         if account is not None:
-            player = service.accounts.role(account.id, game).player
+            player = service.seats.role(account.id, game).player
     if account is not None:
-        officer = service.accounts.role(account.id, game).kind == "officer"
+        officer = service.seats.role(account.id, game).kind == "officer"
     result: dict[str, Any] = {
         "game": game, "player": player,
-        "actions": [_jsonable(a) for a in service.actions_for(game, player)]}
+        "actions": [_jsonable(a) for a in service.reads.actions_for(game, player)]}
     if officer:
-        result["officer_actions"] = [_jsonable(a) for a in service.officer_actions(game)]
+        result["officer_actions"] = [_jsonable(a) for a in service.reads.officer_actions(game)]
     return result
 
 
@@ -281,14 +281,14 @@ def _perform(request: Request, game: str, actor: str, body: CommandIn,
     service = _service(request)
     language = _language(request, lang)
     try:
-        outcome = service.perform(game, actor, body.action, body.args, channel="api",
-                                  request_id=body.request_id)
+        outcome = service.commands.perform(game, actor, body.action, body.args, channel="api",
+                                           request_id=body.request_id)
     except RequestIdReused as refusal:
         return problem(409, TITLES[409], refusal.told(language) if language else str(refusal),
                        kind="urn:scriba:problem:request-id-reused", request_id=body.request_id)
     answer = {"accepted": outcome.accepted, "message": outcome.message,
               "seqs": _seqs(outcome),
-              "reply": service.describe_outcome(game, outcome, language)}
+              "reply": service.reads.describe_outcome(game, outcome, language)}
     return _command_response(200 if outcome.accepted else 422, answer)
 
 
@@ -307,7 +307,7 @@ def players(request: Request, game: str) -> list[dict[str, Any]]:
     require_officer(request, game)
     return [{"player": s.player, "role": s.role, "email": s.email,
              "display_name": s.display_name, "language": s.language,
-             "mail_mode": s.mail_mode} for s in _service(request).accounts.seats(game)]
+             "mail_mode": s.mail_mode} for s in _service(request).seats.seats(game)]
 
 
 @router.post("/games/{game}/players", summary="Add a player, with their address (officer)",
@@ -315,11 +315,11 @@ def players(request: Request, game: str) -> list[dict[str, Any]]:
 def add_player(request: Request, game: str, body: PlayerIn) -> JSONResponse:
     require_officer(request, game)
     service = _service(request)
-    outcome = service.add_player(game, body.name)
+    outcome = service.commands.add_player(game, body.name)
     if not outcome.accepted:
         return problem(422, "Refused", outcome.message, kind="urn:scriba:problem:refused")
     if body.email:
-        service.accounts.seat(game, body.name, body.email)
+        service.seats.seat(game, body.name, body.email)
     return JSONResponse({"accepted": True, "player": body.name}, status_code=201)
 
 
@@ -327,7 +327,7 @@ def add_player(request: Request, game: str, body: PlayerIn) -> JSONResponse:
              responses=AUTH_PROBLEMS)
 def invite(request: Request, game: str, body: InvitationIn) -> JSONResponse:
     require_officer(request, game)
-    token = _service(request).accounts.invite(game, body.email, body.player)
+    token = _service(request).seats.invite(game, body.email, body.player)
     link = str(request.base_url).rstrip("/") + "/invitations/" + token
     return JSONResponse({"token": token, "url": link, "email": body.email,
                          "player": body.player}, status_code=201)
@@ -347,11 +347,11 @@ def officer_command(request: Request, game: str, body: CommandIn,
                     lang: str | None = None) -> Any:
     require_officer(request, game)
     service = _service(request)
-    declared = {a.name: a for a in service.officer_actions(game)}
+    declared = {a.name: a for a in service.reads.officer_actions(game)}
     if body.action not in declared:
         return problem(422, "Refused", f"No office holds the action '{body.action}'.",
                        kind="urn:scriba:problem:refused")
-    offices = service.status(game).get("offices") or {}
+    offices = service.reads.status(game).get("offices") or {}
     holder = next((str(offices[who[7:]]) for who in declared[body.action].who
                    if who.startswith("office:") and offices.get(who[7:])), None)
     if holder is None:
@@ -365,14 +365,14 @@ def officer_command(request: Request, game: str, body: CommandIn,
 def advance(request: Request, game: str, body: AdvanceIn, lang: str | None = None) -> Any:
     require_officer(request, game)
     service = _service(request)
-    if service.status(game).get("clock") != "simulated":
+    if service.reads.status(game).get("clock") != "simulated":
         return problem(422, "Refused", "This game runs on the real clock.",
                        kind="urn:scriba:problem:refused")
     if (body.to is None) == (body.by is None):
         return problem(422, "Refused", "Give either 'to' (a time) or 'by' (seconds).")
-    outcome = service.advance(game, to=body.to, by=body.by)
+    outcome = service.commands.advance(game, to=body.to, by=body.by)
     return {"accepted": outcome.accepted, "message": outcome.message, "seqs": _seqs(outcome),
-            "reply": service.describe_outcome(game, outcome, _language(request, lang))}
+            "reply": service.reads.describe_outcome(game, outcome, _language(request, lang))}
 
 
 def _seqs(outcome: Any) -> list[int]:
@@ -388,7 +388,7 @@ def revoke_own_token(request: Request) -> Response:
     if token is None or sessions.token_identity(request) is None:
         raise HTTPException(401, "Send the token to revoke as Authorization: Bearer TOKEN.",
                             headers={"WWW-Authenticate": "Bearer"})
-    _service(request).accounts.revoke_token(token)
+    _service(request).seats.revoke_token(token)
     return Response(status_code=204)
 
 

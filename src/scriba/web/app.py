@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import importlib
@@ -32,7 +33,8 @@ import logging
 import os
 import pkgutil
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
@@ -41,7 +43,7 @@ from fastapi.responses import PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from scriba.service import Service
+from scriba.service import Service, open_service
 from scriba.service.errors import (
     GameExists,
     InvalidInput,
@@ -52,6 +54,7 @@ from scriba.service.errors import (
     UnknownGame,
 )
 from scriba.service.ratelimit import RateLimited
+from scriba.service.reads import Reads
 from scriba.web import api, auth, deadlines, sessions
 from scriba.web.pages import common
 from scriba.web.problems import TITLES, problem
@@ -75,34 +78,31 @@ SECURITY_HEADERS = {"x-frame-options": "DENY", "referrer-policy": "same-origin",
 _INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.DOTALL)
 
 
-class LockedService:
-    """The service with each game's calls held by that game's lock.
+class LockedReads:
+    """The reads with each game's calls held by that game's lock.
 
-    The service folds new events into each game's cached state in place, and a decision
+    The commands fold new events into each game's cached state in place, and a decision
     changes the state while it is made (and restores it after); a page reading the state
-    meanwhile could see it half-way. So every call about one game (its id first) holds
-    that game's lock for the call; calls about different games run side by side, so one
-    game's slow rule never delays another's pages."""
+    meanwhile could see it half-way. So every read about one game (its id first) holds
+    that game's lock for the call; reads of different games run side by side, so one
+    game's slow rule never delays another's pages. Only the reads are wrapped: commands
+    take the lock themselves, and accounts and seats read no game's cached state at
+    length."""
 
-    def __init__(self, service: Any, owner: Any = None) -> None:
-        self._service = service
-        self._owner = owner if owner is not None else service
-
-    @property
-    def unlocked(self) -> Any:
-        return self._service
+    def __init__(self, reads: Reads, lock: Callable[[str], AbstractContextManager[None]]
+                 ) -> None:
+        self._reads = reads
+        self._lock = lock
 
     def __getattr__(self, name: str) -> Any:
-        value = getattr(self._service, name)
-        if name == "accounts":
-            return LockedService(value, self._owner)
+        value = getattr(self._reads, name)
         if callable(value) and not isinstance(value, type):
             @functools.wraps(value)
             def locked(*args: Any, **kwargs: Any) -> Any:
                 game = args[0] if args else kwargs.get("game_id")
                 if not isinstance(game, str):
                     return value(*args, **kwargs)
-                with self._owner.game_lock(game):
+                with self._lock(game):
                     return value(*args, **kwargs)
             return locked
         return value
@@ -372,8 +372,8 @@ def create_app(service_or_db_url: Service | str | None = None, *,
     X-Forwarded-Proto); by default it follows $SCRIBA_HTTPS. ``body_seconds``: the time a request
     body may take to arrive."""
     owned = not isinstance(service_or_db_url, Service)
-    raw = service_or_db_url if not owned else Service(service_or_db_url)
-    service = LockedService(raw)
+    raw = service_or_db_url if not owned else open_service(service_or_db_url)
+    service = dataclasses.replace(raw, reads=LockedReads(raw.reads, raw.commands.game_lock))
     if https_only is None:
         https_only = os.environ.get("SCRIBA_HTTPS", "") not in ("", "0", "false", "no")
 

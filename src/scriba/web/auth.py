@@ -120,7 +120,7 @@ async def signout(request: Request) -> Response:
 @router.get("/invitations/{token}", response_class=HTMLResponse)
 def invitation_page(request: Request, token: str) -> Response:
     try:
-        invitation = get_service(request).accounts.invitation(token)
+        invitation = get_service(request).seats.invitation(token)
     except NotFound as missing:
         return _render(request, "auth/invitation.html", status_code=404, invitation=None,
                        token="", error=str(missing))
@@ -132,17 +132,17 @@ def invitation_page(request: Request, token: str) -> Response:
 @router.post("/invitations/{token}")
 async def invitation_accept(request: Request, token: str) -> Response:
     form = await _form(request)
-    accounts = get_service(request).accounts
+    seats = get_service(request).seats
     try:
-        invitation = accounts.invitation(token)
-        account = await _in_thread(accounts.accept_invitation, token,
+        invitation = seats.invitation(token)
+        account = await _in_thread(seats.accept_invitation, token,
                                    _text(form, "password"),
                                    _text(form, "display_name") or None,
                                    common.reader_language(request))
     except ServiceError as refusal:
         status = 404 if isinstance(refusal, NotFound) else \
             403 if isinstance(refusal, NotAllowed) else 422
-        shown = None if isinstance(refusal, NotFound) else accounts.invitation(token)
+        shown = None if isinstance(refusal, NotFound) else seats.invitation(token)
         return _render(request, "auth/invitation.html", status_code=status,
                        invitation=shown, token=token if shown else "", error=str(refusal))
     start_session(request, account.id)
@@ -164,7 +164,7 @@ def _account_render(request: Request, account: Any, status_code: int = 200,
     """The account page: its games, each seat's personal tokens, its sessions."""
     this = web_session(request)
     return _render(request, "auth/account.html", status_code=status_code, account=account,
-                   error=error, games=get_service(request).accounts.games_of(account.id),
+                   error=error, games=get_service(request).seats.games_of(account.id),
                    seats=_seat_tokens(request, account),
                    sessions=accounts_of(request).sessions(account.id),
                    this_session=this.id if this is not None else None, **values)
@@ -199,10 +199,10 @@ async def account_submit(request: Request) -> Response:
 
 
 def _seat_tokens(request: Request, account: Any) -> list[dict[str, Any]]:
-    accounts = get_service(request).accounts
+    seats = get_service(request).seats
     return [{"game": game, "player": role.player,
-             "tokens": [t for t in accounts.tokens(game, role.player) if not t["revoked"]]}
-            for game, role in accounts.games_of(account.id) if role.player]
+             "tokens": [t for t in seats.tokens(game, role.player) if not t["revoked"]]}
+            for game, role in seats.games_of(account.id) if role.player]
 
 
 @router.post("/account/tokens")
@@ -211,12 +211,12 @@ async def token_new(request: Request) -> Response:
     form, account = await _account_form(request)
     if account is None:
         return _to_signin()
-    accounts = get_service(request).accounts
+    seats = get_service(request).seats
     game = _text(form, "game")
-    role = accounts.role(account.id, game) if game else None
+    role = seats.role(account.id, game) if game else None
     if role is None or role.player is None:
         raise HTTPException(403, "You have no seat as a player in that game.")
-    token = accounts.new_token(game, role.player, _text(form, "label")[:200])
+    token = seats.new_token(game, role.player, _text(form, "label")[:200])
     return _account_render(request, account, status_code=201,
                            new_token={"game": game, "player": role.player, "token": token})
 
@@ -233,7 +233,7 @@ async def token_revoke(request: Request) -> Response:
     mine = {t["id"] for seat in _seat_tokens(request, account) for t in seat["tokens"]}
     if token_id not in mine:
         raise HTTPException(404, "You have no such token.")
-    get_service(request).accounts.revoke_token(token_id=token_id)
+    get_service(request).seats.revoke_token(token_id=token_id)
     return RedirectResponse("/account", status_code=303)
 
 

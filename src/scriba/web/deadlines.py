@@ -21,7 +21,7 @@ log = logging.getLogger("scriba.deadlines")
 
 def tick_due(service: Any) -> dict[str, int]:
     """Fire the due timers of every real-clock game once; events appended per game."""
-    fired = getattr(service, "unlocked", service).tick_due()
+    fired = service.commands.tick_due()
     for game_id, count in fired.items():
         log.info("deadlines: %s fired %d events", game_id, count)
     return fired

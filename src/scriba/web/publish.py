@@ -88,11 +88,11 @@ class Publisher:
         shutil.copyfile(common.STATIC / "style.css", static / "style.css")
         games = []
         for game_id in game_ids:
-            status = self.service.status(game_id)
+            status = self.service.reads.status(game_id)
             games.append({"id": game_id, "name": status.get("name") or game_id,
                           "ruleset": status.get("ruleset"), "period": status.get("period"),
                           "language": status.get("language"), "ended": status.get("ended")})
-        first = self.service.status(game_ids[0]) if game_ids else {}
+        first = self.service.reads.status(game_ids[0]) if game_ids else {}
         self._write("/", "index.html", self._reader(first.get("language")), games=games,
                     current="index")
         for game_id in game_ids:
@@ -101,7 +101,7 @@ class Publisher:
 
     def game(self, game_id: str) -> None:
         service = self.service
-        status = service.status(game_id)
+        status = service.reads.status(game_id)
         reader = self._reader(status.get("language"))
         ctx = game_context(service, game_id, status, reader)
         game = ctx["game"]
@@ -114,11 +114,11 @@ class Publisher:
                     rules=[r for r in rules if r.get("in_force")], at=None, seq=None, **base)
         names = change_names(reader.language)
         for rule in rules:
-            history = service.rule_history(game_id, str(rule["id"]))
+            history = service.reads.rule_history(game_id, str(rule["id"]))
             self._write(path(game_id, "rules", str(rule["id"])), "rule.html", reader,
                         current="rules", rule=history, change_names=names,
                         revisions=history.get("revisions") or [], **base)
-        all_proposals = service.proposals(game_id)
+        all_proposals = service.reads.proposals(game_id)
         self._write(path(game_id, "proposals"), "proposals.html", reader,
                     current="proposals", proposals=all_proposals, **base)
         in_force = {str(r["id"]): r for r in rules if r.get("in_force")}
@@ -135,11 +135,11 @@ class Publisher:
     def _proposal(self, game_id: str, ref: str, in_force: dict[str, Any],
                   reader: common.Reader, names: dict[str, str], base: dict[str, Any]) -> None:
         service = self.service
-        proposal = service.proposal(game_id, ref)
+        proposal = service.reads.proposal(game_id, ref)
         dry = None
         if proposal.get("status") == "open":
             try:
-                dry = service.dry_run(game_id, ref, reader.language)
+                dry = service.reads.dry_run(game_id, ref, reader.language)
             except errors.ServiceError:
                 dry = None
         self._write(common.game_path(game_id, "proposals", ref), "proposal.html", reader,
@@ -153,5 +153,5 @@ class Publisher:
 
 def publish(service: Any, game_id: str, out: Path, language: str | None = None) -> list[str]:
     """Write ``game_id``'s public pages under ``out``; returns the files written."""
-    service.status(game_id)  # UnknownGame before anything is written
+    service.reads.status(game_id)  # UnknownGame before anything is written
     return Publisher(service, out, language).site([game_id])

@@ -1,13 +1,14 @@
 """Who is asking: sign-in sessions, API tokens and CSRF, for the API, the pages and the
 sign-in pages (:mod:`scriba.web.auth`) alike.
 
-- ``get_service(request)`` (alias ``service_from``): the service of this app. It is a
-  :class:`~scriba.web.app.LockedService`: every call about a game holds that game's lock,
+- ``get_service(request)`` (alias ``service_from``): the service of this app (its parts:
+  ``commands``, ``reads``, ``accounts``, ``seats``, ...). Its reads are
+  :class:`~scriba.web.app.LockedReads`: every read about a game holds that game's lock,
   so its cached state is never read half-way through a decision; other games go on.
   Call it from sync (``def``) routes, which FastAPI runs in its thread pool.
 - ``current_account(request) -> Account | None``: the signed-in account (the session
   cookie) only. ``Account`` has ``id, email, display_name, language, timezone,
-  mail_mode``. ``service.accounts.role(account.id, game)`` gives
+  mail_mode``. ``service.seats.role(account.id, game)`` gives
   ``Role(kind="officer"|"player"|"reader", player)``. A bearer token is for the API alone
   (:func:`token_identity`, read by :mod:`scriba.web.api`): pages ignore it.
 - ``csrf_token(request) -> str``: the CSRF token of the session (or of an anonymous
@@ -66,10 +67,8 @@ def bearer_token(request: Request) -> str | None:
 
 
 def accounts_of(request: Request) -> Any:
-    """The accounts, without a game's lock: sessions and passwords are no game's (and the
-    locked service would name a lock after a call's first text, here a cookie's key)."""
-    service = get_service(request)
-    return getattr(service, "unlocked", service).accounts
+    """The accounts: people, their sessions and passwords."""
+    return get_service(request).accounts
 
 
 def _state(request: Request) -> dict[str, Any]:
@@ -81,7 +80,7 @@ def token_identity(request: Request) -> tuple[Any, str, str] | None:
     For the API only: a token acts as its one seat (game and player) there, nowhere else."""
     if "token_identity" not in _state(request):
         token = bearer_token(request)
-        identity = get_service(request).accounts.token_identity(token) if token else None
+        identity = get_service(request).seats.token_identity(token) if token else None
         _state(request)["token_identity"] = identity
     return _state(request)["token_identity"]
 

@@ -27,7 +27,7 @@ from scriba.research.agora.retally import (
     start_time,
 )
 from scriba.rulecode.inprocess import InProcessHost
-from scriba.service.service import Service
+from scriba.service import Service, open_service
 
 IN_MEMORY = "sqlite://"
 RULES_DATA = "rules_data"  # the Rulekeepor's records, next to assessor-json/ in the corpus
@@ -39,7 +39,7 @@ def _start_worker(db_url: str, in_process: bool = False) -> None:
     global _service
     # in_process: the rule code (the bundled agora rules) runs in this process, without
     # sandbox workers; for tests, never for rule code players wrote.
-    _service = Service(db_url, host=InProcessHost() if in_process else None)
+    _service = open_service(db_url, host=InProcessHost() if in_process else None)
     Finalize(_service, _service.close, exitpriority=10)
 
 
@@ -98,7 +98,7 @@ def retally(directory: Path, db_url: str = IN_MEMORY, progress: Progress | None 
     elif jobs > 1 and db_url == IN_MEMORY:
         result = _in_parallel(records, periods, highest, jobs, progress, in_process)
     else:
-        service = Service(db_url)
+        service = open_service(db_url)
         try:
             result = retally_records(records, service, periods, progress, highest)
         finally:

@@ -34,7 +34,7 @@ from scriba.kernel.state import GameState
 from scriba.research.agora.assessor import AssessorFile, Proposal, Resolution
 from scriba.research.agora.festival import DefaultStrengthPeriod, recover_all
 from scriba.research.agora.recount import Agreement, agreement
-from scriba.service.service import Service
+from scriba.service import Service
 
 ASSESSOR = "Assessor"
 PROMOTOR = "Promotor"
@@ -121,7 +121,8 @@ class _Replay:
         self.commands = 0
 
     def do(self, actor: str, action: str, args: dict[str, Any] | None = None) -> GameState:
-        outcome = self.service.perform(self.game, actor, action, args or {}, channel="retally")
+        outcome = self.service.commands.perform(self.game, actor, action, args or {},
+                                                channel="retally")
         self.commands += 1
         if not outcome.accepted:
             raise ReplayError(f"{self.record.name}: {actor} {action} {args}: {outcome.message}")
@@ -132,8 +133,9 @@ class _Replay:
         record = self.record
         settings = {} if self.highest_rule is None else \
             {"highest_rule_enacted": self.highest_rule}
-        self.service.create_game("agora", game_id=self.game, start=start_time(record),
-                                 players=_people(record), offices=OFFICES, settings=settings)
+        self.service.commands.create_game("agora", game_id=self.game, start=start_time(record),
+                                          players=_people(record), offices=OFFICES,
+                                          settings=settings)
         for number, proposal in record.proposals.items():
             self.do(proposal.author, "submit", {
                 "number": number, "title": proposal.title, "text": proposal.text,
@@ -146,8 +148,8 @@ class _Replay:
                 self.do(ballot.voter, "vote", {"proposal": resolution.proposal,
                                                "choice": ballot.vote})
         temporary = self._enact_temporary_rule()
-        self.service.advance(self.game, by=VOTING_PERIOD)
-        state = self.service.load(self.game)
+        self.service.commands.advance(self.game, by=VOTING_PERIOD)
+        state = self.service.reads.load(self.game)
         for resolution in record.resolutions:
             self._record_strengths(state, resolution)
             state = self.do(ASSESSOR, "resolve", {"proposal": resolution.proposal})

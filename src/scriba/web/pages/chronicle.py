@@ -28,7 +28,7 @@ def in_period(entry: dict[str, Any], period: dict[str, Any] | None) -> bool:
 def chronicle_context(service: Any, game_id: str, reader: common.Reader,
                       player: str | None = None, kind: str | None = None,
                       period: str | None = None) -> dict[str, Any]:
-    reports = service.period_reports(game_id, reader.language)
+    reports = service.reads.period_reports(game_id, reader.language)
     chosen = None
     if period not in (None, ""):
         try:
@@ -36,8 +36,8 @@ def chronicle_context(service: Any, game_id: str, reader: common.Reader,
             chosen = reports[index] if index >= 0 else None
         except (ValueError, IndexError):
             chosen = None
-    entries = service.chronicle(game_id, reader.language, player=player or None,
-                                kinds=[kind] if kind else None)
+    entries = service.reads.chronicle(game_id, reader.language, player=player or None,
+                                      kinds=[kind] if kind else None)
     entries = [e for e in entries if in_period(e, chosen)]
     return {"entries": entries, "reports": [chosen] if chosen else reports,
             "all_reports": reports, "filters": {"player": player or "", "kind": kind or "",
@@ -52,14 +52,14 @@ def chronicle_page(request: Request, game_id: str, player: str | None = None,
         ctx = chronicle_context(service, game_id, reader, player, kind, period)
         return common.render(request, "chronicle.html", reader, current="chronicle",
                              game=game_info(status), rule_lang=status.get("language"),
-                             players=sorted(service.summary(game_id)["players"]), **ctx)
+                             players=sorted(service.reads.summary(game_id)["players"]), **ctx)
     return page(request, game_id, build)
 
 
 def feed_text(service: Any, game_id: str, status: dict[str, Any], reader: common.Reader,
               base: str, links: common.Links | None = None) -> str:
     """The chronicle as Atom 1.0 (RFC 4287): the newest sentences first."""
-    entries = service.chronicle(game_id, reader.language)[-FEED_ENTRIES:][::-1]
+    entries = service.reads.chronicle(game_id, reader.language)[-FEED_ENTRIES:][::-1]
     updated = entries[0]["time"] if entries else status.get("time")
     ctx = common.context(reader, links, game=game_info(status), entries=entries,
                          updated=updated, base=base.rstrip("/"),

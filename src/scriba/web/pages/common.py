@@ -70,11 +70,9 @@ def reader_for(request: Request, game_id: str | None = None,
     account = account_of(request)
     reader = Reader(account=account)
     if account is not None and game_id is not None:
-        accounts = getattr(service, "accounts", None)
-        role = accounts.role(account.id, game_id) if accounts is not None else None
-        if role is not None:
-            reader.player = getattr(role, "player", None)
-            reader.officer = getattr(role, "kind", "") == "officer"
+        role = service.seats.role(account.id, game_id)
+        reader.player = role.player
+        reader.officer = role.kind == "officer"
     reader.language = (i18n.supported(request.query_params.get("lang"))
                        or i18n.supported(request.cookies.get(i18n.LANGUAGE_COOKIE))
                        or i18n.supported(getattr(account, "language_chosen", None))

@@ -35,7 +35,7 @@ def open_game(request: Request, game_id: str) -> tuple[Any, dict[str, Any], comm
     """The service, the game's status and the reader; UnknownGame propagates."""
     check_game_id(game_id, common.reader_for(request).language)
     service = common.service_of(request)
-    status = service.status(game_id)
+    status = service.reads.status(game_id)
     reader = common.reader_for(request, game_id, status.get("language"))
     return service, status, reader
 
@@ -58,14 +58,10 @@ def games_index(request: Request) -> Response:
     service = common.service_of(request)
     reader = common.reader_for(request)
     games = []
-    for row in service.games():
-        try:
-            status = service.status(row["id"])
-        except errors.ServiceError:
-            continue
-        games.append({"id": row["id"], "name": status.get("name") or row["id"],
-                      "ruleset": status.get("ruleset"), "period": status.get("period"),
-                      "language": status.get("language"), "ended": status.get("ended")})
+    for row in service.reads.games():  # one row per game: no game is read for its line
+        games.append({"id": row["id"], "name": row["name"] or row["id"],
+                      "ruleset": row["ruleset"], "period": row["period"],
+                      "language": row["language"], "ended": row["ended"]})
     return common.render(request, "index.html", reader, games=games, current="index")
 
 
@@ -83,11 +79,11 @@ def choose_language(request: Request, lang: str = "", next: str = "/") -> Respon
 
 def game_context(service: Any, game_id: str, status: dict[str, Any],
                  reader: common.Reader) -> dict[str, Any]:
-    summary = service.summary(game_id)
+    summary = service.reads.summary(game_id)
     players = summary["players"]
     keys = sorted({k for values in players.values() for k in values if k != "status"})
-    proposals = service.proposals(game_id)
-    words = service.words(game_id, reader.language) if hasattr(service, "words") else None
+    proposals = service.reads.proposals(game_id)
+    words = service.reads.words(game_id, reader.language)
     # The ruleset's score first (its [vocabulary]); values as its [display.variables] say.
     score = [k for k in getattr(words, "score", None) or [] if k in keys]
     display = getattr(words, "display", None) or {}
@@ -108,7 +104,7 @@ def game_context(service: Any, game_id: str, status: dict[str, Any],
         "open_proposals": [p for p in proposals if p.get("status") == "open"],
         "offices": summary.get("offices") or {}, "assets": summary.get("assets") or {},
         "game_vars": summary.get("vars") or {},
-        "rules": service.rules_at(game_id),
+        "rules": service.reads.rules_at(game_id),
     }
 
 
@@ -117,7 +113,7 @@ def game_page(request: Request, game_id: str) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
         ctx = game_context(service, game_id, status, reader)
         ctx["rules"] = [r for r in ctx["rules"] if r.get("in_force")]
-        actions = service.actions_for(game_id, reader.player) if reader.player else []
+        actions = service.reads.actions_for(game_id, reader.player) if reader.player else []
         return common.render(
             request, "game.html", reader, current="game", actions=actions,
             request_ids={a.name: common.new_request_id() for a in actions},
@@ -152,7 +148,7 @@ def _act(request: Request, game_id: str, action: str, form: Any) -> Response:
     player = reader.player
 
     def act(request_id: str | None) -> tuple[str, bool]:
-        declared = {a.name: a for a in service.actions_for(game_id, player)}
+        declared = {a.name: a for a in service.reads.actions_for(game_id, player)}
         return perform(service, game_id, player, action, declared.get(action), form,
                        reader.language, request_id, _)
     return act_once(form, back, act)
@@ -174,9 +170,9 @@ def perform(service: Any, game_id: str, player: str, name: str, action: Any, for
     """Perform the action with the form's arguments: the outcome told, and whether accepted."""
     try:
         args = form_arguments(form, action, _)
-        outcome = service.perform(game_id, player, name, args, channel="web",
-                                  request_id=request_id)
-        return service.describe_outcome(game_id, outcome, language), bool(outcome.accepted)
+        outcome = service.commands.perform(game_id, player, name, args, channel="web",
+                                           request_id=request_id)
+        return service.reads.describe_outcome(game_id, outcome, language), bool(outcome.accepted)
     except errors.ServiceError as error:
         return str(error), False
 

@@ -46,11 +46,10 @@ def officer_page(request: Request, game_id: str) -> Response:
         if not reader.officer:
             raise errors.NotAllowed(_("Only the game's officer may open this page."))
         ctx = game_context(service, game_id, status, reader)
-        actions = service.officer_actions(game_id)
-        accounts = service.accounts
+        actions = service.reads.officer_actions(game_id)
         return common.render(
             request, "officer.html", reader, current="officer", **ctx,
-            seats=accounts.seats(game_id), invitations=accounts.invitations(game_id),
+            seats=service.seats.seats(game_id), invitations=service.seats.invitations(game_id),
             actions=actions, holders={a.name: _holder(a, ctx["offices"]) for a in actions},
             request_ids={a.name: common.new_request_id() for a in actions},
             act_target=lambda name: common.game_path(game_id, "officer", "act", name),
@@ -99,8 +98,8 @@ def officer_post(path: str) -> Callable[[OfficerForm], OfficerForm]:
 def _invite(request: Request, game_id: str, form: Any, service: Any, status: dict[str, Any],
             reader: common.Reader, _: Any) -> Response:
     try:
-        token = service.accounts.invite(game_id, str(form.get("email") or ""),
-                                        str(form.get("player") or ""))
+        token = service.seats.invite(game_id, str(form.get("email") or ""),
+                                     str(form.get("player") or ""))
     except errors.ServiceError as error:
         return common.redirect_with_flash(common.game_path(game_id, "officer"), str(error),
                                           False)
@@ -117,8 +116,8 @@ def _add_player(request: Request, game_id: str, form: Any, service: Any,
     back = common.game_path(game_id, "officer")
     name = str(form.get("name") or "").strip()
     try:
-        outcome = service.add_player(game_id, name)
-        message = service.describe_outcome(game_id, outcome, reader.language) \
+        outcome = service.commands.add_player(game_id, name)
+        message = service.reads.describe_outcome(game_id, outcome, reader.language) \
             if outcome.accepted else outcome.message
         return common.redirect_with_flash(back, message or _("Done."), outcome.accepted)
     except errors.ServiceError as error:
@@ -136,10 +135,10 @@ def _seat(request: Request, game_id: str, form: Any, service: Any, status: dict[
     email = str(form.get("email") or "").strip()
     try:
         if email:
-            account = service.accounts.seat(game_id, player, email)
+            account = service.seats.seat(game_id, player, email)
             message = _("The seat of %(player)s now belongs to %(email)s.", player=player,
                         email=account.email)
-        elif service.accounts.unseat(game_id, player):
+        elif service.seats.unseat(game_id, player):
             message = _("The seat of %(player)s belongs to no account now.", player=player)
         else:
             return common.redirect_with_flash(back, _("No account holds that seat."), False)
@@ -163,8 +162,8 @@ def _advance(request: Request, game_id: str, form: Any, service: Any, status: di
         return common.redirect_with_flash(
             back, _("Write how long, e.g. 3d or 12h, or move to the next deadline."), False)
     try:
-        outcome = service.advance(game_id, to=target or None, by=seconds)
-        message = service.describe_outcome(game_id, outcome, reader.language)
+        outcome = service.commands.advance(game_id, to=target or None, by=seconds)
+        message = service.reads.describe_outcome(game_id, outcome, reader.language)
     except errors.ServiceError as error:
         return common.redirect_with_flash(back, str(error), False)
     return common.redirect_with_flash(back, message or _("The clock moved."), True)
@@ -177,7 +176,7 @@ def _officer_act(request: Request, game_id: str, form: Any, service: Any,
     action = str(request.path_params["action"])
 
     def act(request_id: str | None) -> tuple[str, bool] | Response:
-        declared = {a.name: a for a in service.officer_actions(game_id)}
+        declared = {a.name: a for a in service.reads.officer_actions(game_id)}
         if action not in declared:
             return common.redirect_with_flash(back, _("No office holds that action."), False)
         holder = _holder(declared[action], status.get("offices") or {})

@@ -20,7 +20,7 @@ def proposals_page(request: Request, game_id: str) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
         return common.render(request, "proposals.html", reader, current="proposals",
                              game=game_info(status), rule_lang=status.get("language"),
-                             proposals=service.proposals(game_id))
+                             proposals=service.reads.proposals(game_id))
     return page(request, game_id, build)
 
 
@@ -86,11 +86,11 @@ def rule_effects(dry: dict[str, Any] | None) -> list[dict[str, Any]]:
 @router.get("/games/{game_id}/proposals/{ref}", response_class=HTMLResponse)
 def proposal_page(request: Request, game_id: str, ref: str) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
-        proposal = service.proposal(game_id, ref)
-        rules = {str(r["id"]): r for r in service.rules_at(game_id) if r.get("in_force")}
+        proposal = service.reads.proposal(game_id, ref)
+        rules = {str(r["id"]): r for r in service.reads.rules_at(game_id) if r.get("in_force")}
         # A dry run runs the rules' code: for the game's players and officer, signed in.
         seated = reader.player is not None or reader.officer
-        dry = service.dry_run(game_id, ref, reader.language) \
+        dry = service.reads.dry_run(game_id, ref, reader.language) \
             if proposal.get("status") == "open" and seated else None
         return common.render(
             request, "proposal.html", reader, current="proposals", game=game_info(status),

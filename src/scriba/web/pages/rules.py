@@ -40,7 +40,7 @@ def rules_page(request: Request, game_id: str, at: str | None = None,
                seq: str | None = None) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
         number = _seq(seq, reader.language)
-        rules = service.rules_at(game_id, at=at or None, seq=number)
+        rules = service.reads.rules_at(game_id, at=at or None, seq=number)
         return common.render(request, "rules.html", reader, current="rules",
                              game=game_info(status), rule_lang=status.get("language"),
                              rules=[r for r in rules if r.get("in_force")],
@@ -55,7 +55,7 @@ def ruleset_diff_page(request: Request, game_id: str, since: str = "",
         if not since:
             _ = i18n.gettext_for(reader.language)
             raise errors.InvalidInput(_("Give the date to compare from."), field="since")
-        changes = service.ruleset_diff(game_id, since, until or None)
+        changes = service.reads.ruleset_diff(game_id, since, until or None)
         return common.render(request, "ruleset_diff.html", reader, current="rules",
                              game=game_info(status), rule_lang=status.get("language"),
                              changes=changes, since=since, until=until or None,
@@ -66,7 +66,7 @@ def ruleset_diff_page(request: Request, game_id: str, since: str = "",
 @router.get("/games/{game_id}/rules/{rule_id}", response_class=HTMLResponse)
 def rule_page(request: Request, game_id: str, rule_id: str) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
-        history = service.rule_history(game_id, rule_id)
+        history = service.reads.rule_history(game_id, rule_id)
         return common.render(request, "rule.html", reader, current="rules",
                              game=game_info(status), rule_lang=status.get("language"),
                              rule=history, revisions=history.get("revisions") or [],

@@ -24,7 +24,7 @@ def _form(request: Request, reader: common.Reader, status_code: int = 200,
           error: str | None = None, values: dict[str, Any] | None = None) -> Response:
     service = common.service_of(request)
     return common.render(request, "start.html", reader, status_code=status_code,
-                         rulesets=service.rulesets(), error=error, values=values or {},
+                         rulesets=service.reads.rulesets(), error=error, values=values or {},
                          current="start")
 
 
@@ -52,14 +52,14 @@ def _start(request: Request, form: Any) -> Response:
             raise errors.NotAllowed(_("Sign in to start a game."))
         common.check_csrf(request, form)
         service = common.service_of(request)
-        if values["ruleset"] not in {r["id"] for r in service.rulesets()}:
+        if values["ruleset"] not in {r["id"] for r in service.reads.rulesets()}:
             raise errors.InvalidInput(_("Choose one of the rulesets."), field="ruleset")
         service.accounts.limits.new_game(reader.account.id)  # counted before it is made
-        state = service.create_game(values["ruleset"], game_id=values["game"] or None,
-                                    name=values["name"] or None,
-                                    clock="simulated" if values["clock"] == "simulated"
-                                    else "real")
-        service.accounts.set_officer(state.game_id, reader.account.id)
+        state = service.commands.create_game(values["ruleset"], game_id=values["game"] or None,
+                                             name=values["name"] or None,
+                                             clock="simulated" if values["clock"] == "simulated"
+                                             else "real")
+        service.seats.set_officer(state.game_id, reader.account.id)
     except errors.NotAllowed as refused:
         return common.error_page(request, reader, refused)
     except RateLimited as refused:

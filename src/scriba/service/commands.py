@@ -1,6 +1,6 @@
-"""The one entry point of every interface: commands in, events out.
+"""Commands: the write path and the games' lifecycle — decide and record.
 
-The write path, whole (:meth:`Service._write`): take the game's lock, catch up, decide,
+The write path, whole (:meth:`Commands._write`): take the game's lock, catch up, decide,
 commit the input, its events and the commit listeners' rows in one transaction, answer.
 
 * **One writer per game.** The game's lock is held from the first read to the commit: an
@@ -24,7 +24,7 @@ commit the input, its events and the commit listeners' rows in one transaction, 
   first outcome is answered and nothing is recorded (``repeated``); with another command
   it is refused (:class:`~.errors.RequestIdReused`). Rows kept and never decided (by an
   earlier version's queue, or written outside this path) are decided by their retry or
-  by :meth:`Service.recover`, to be called once at start.
+  by :meth:`Commands.recover`, to be called once at start.
 * A refused command is recorded too (``command_refused``, with the raw input) so nothing a
   player sent is lost; it changes no state. A commit that fails (a listener, say) is
   rolled back and the command recorded as refused (``internal_error``) instead.
@@ -38,98 +38,69 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import threading
+import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from scriba.kernel.engine import Command, Engine
+from scriba.kernel.engine import Engine
 from scriba.kernel.errors import Refused
-from scriba.kernel.events import Event, apply_event, fold, make_event
-from scriba.kernel.journal import trial
+from scriba.kernel.events import Event, apply_event, fold
 from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import add_seconds, iso, normalize
 from scriba.rulecode.host import SandboxHost
 from scriba.rulesets import Ruleset, load_ruleset
 from scriba.service import validation
+from scriba.service.deciding import Decide, decider, fault
 from scriba.service.errors import (
     GameExists,
     InvalidInput,
     RequestIdReused,
     ServiceError,
 )
-from scriba.service.messages import refusal_text, translate
-from scriba.service.reads import GameReads
+from scriba.service.inputs import (
+    Outcome,
+    _Input,
+    _number,
+    _recorded_outcome,
+    _renumbered,
+    _same_request,
+)
+from scriba.service.listing import listing, next_due
+from scriba.service.messages import refusal_text
 from scriba.service.snapshots import SnapshotWriter
-from scriba.store.bulk import collector_paused
 from scriba.store.database import is_memory
 from scriba.store.eventstore import EventStore, GameWrite, request_owner
 
-if TYPE_CHECKING:
-    from scriba.service.accounts import Accounts
-
-DEFAULT_DB = "sqlite:///scriba.db"
 log = logging.getLogger("scriba.service")
 SNAPSHOT_EVERY = 250
+IDLE_STATE_S = 600.0  # a game unused this long: its state is let go (evict_idle)
 MAX_REQUEST_ID = 200  # characters of a client's request id (the column's width)
 
 # fn(connection, game_id, events, outcome), called inside the command's transaction after
 # its events are appended; what it writes commits (or rolls back) with them.
 CommitListener = Callable[[Any, str, list[Event], "Outcome"], None]
-Decide = Callable[[GameState, str], tuple[list[Event], "Outcome"]]
 
 
-def default_db_url() -> str:
-    return os.environ.get("SCRIBA_DB", DEFAULT_DB)
+class Commands:
+    """Decide and record: every write of a game goes through here (see the module's
+    docstring). Built by :func:`scriba.service.assembly.open_service`, which owns the
+    store and the host it is given and registers the commit listeners."""
 
-
-def migrate_database(db_url: str | None = None) -> str:
-    """Create or upgrade the database's schema to the newest revision (``scriba db
-    upgrade``, and every server/CLI start); returns that revision. Interfaces call this,
-    not the store. A :class:`Service` on an older schema refuses to start."""
-    from scriba.store import migrate
-
-    return migrate(db_url or default_db_url())
-
-
-@dataclass
-class Outcome:
-    accepted: bool
-    message: str = ""
-    events: list[Event] = field(default_factory=list)
-    state: GameState | None = None
-    request_id: str | None = None
-    inbound_id: int | None = None
-    repeated: bool = False  # True: this request was decided before; nothing new recorded
-
-
-@dataclass
-class _Input:
-    """A command as its ``inbound`` row keeps it: the structured command (as JSON), the
-    raw text, and the request id its player (:func:`request_owner`) sent it under."""
-
-    command: dict[str, Any]
-    raw: str
-    channel: str = "api"
-    request_id: str | None = None
-    row_id: int | None = None  # a row kept before and not decided (recovery)
-
-
-class Service(GameReads):
-    def __init__(self, db_url: str | None = None, host: SandboxHost | None = None,
+    def __init__(self, store: EventStore, host: SandboxHost,
                  snapshot_every: int = SNAPSHOT_EVERY) -> None:
-        self.store = EventStore(db_url or default_db_url())
-        self.host = host or SandboxHost()
+        self.store = store
+        self.host = host
         self.engine = Engine(self.host)
         self.snapshot_every = snapshot_every
-        # The cache of live states: a game's entry is changed only under its lock.
+        # The cache of live states: a game's entry is changed only under its lock. When
+        # each was last used: an idle game's state is let go (:meth:`evict_idle`).
         self._states: dict[str, GameState] = {}
+        self._used: dict[str, float] = {}
         # Kept only while some thread holds or waits for them: a lock per text that ever
         # reached an interface (addresses, tokens) would otherwise pile up for ever.
         self._locks: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
@@ -137,15 +108,9 @@ class Service(GameReads):
         self._listeners: list[CommitListener] = []
         self._single_connection = is_memory(self.store.url)
         self._snapshots = SnapshotWriter(self.store, inline=self._single_connection)
-        # Whatever a decision must tell people by mail is queued with its events.
-        from scriba.service.outbox import Outbox
-
-        Outbox(self)
 
     def close(self) -> None:
         self._snapshots.close()  # writes the snapshots still due, then stops
-        self.host.pool.close()
-        self.store.close()
 
     def add_commit_listener(self, listener: CommitListener) -> None:
         """Call ``listener(connection, game_id, events, outcome)`` inside every write's
@@ -157,13 +122,6 @@ class Service(GameReads):
         listeners again; ``advance`` and ``tick`` raise.
         """
         self._listeners.append(listener)
-
-    @cached_property
-    def accounts(self) -> Accounts:
-        """People and their seats, invitations and API tokens (:mod:`.accounts`)."""
-        from scriba.service.accounts import Accounts
-
-        return Accounts(self)
 
     @contextmanager
     def _lock(self, game_id: str) -> Iterator[None]:
@@ -215,8 +173,10 @@ class Service(GameReads):
         except Refused as refusal:
             raise InvalidInput(refusal_text(refusal, ruleset.language)) from None
         with self._lock(game_id):
-            self.store.create_game(game_id, payload["name"], ruleset.id, events)  # GameExists
+            self.store.create_game(game_id, payload["name"], ruleset.id, events,  # GameExists
+                                   next_due(state), listing(state))
             self._states[game_id] = state
+            self._used[game_id] = time.monotonic()
         return state
 
     def games(self) -> list[dict[str, Any]]:
@@ -239,20 +199,31 @@ class Service(GameReads):
             for event in events:
                 apply_event(state, event)
             self._states[game_id] = state
+            self._used[game_id] = time.monotonic()
             return state
 
-    def replay(self, game_id: str, upto_seq: int | None = None,
-               upto_time: str | None = None) -> GameState:
-        """The state rebuilt from the whole log, optionally as it stood at a past point."""
-        with collector_paused():  # a bulk fold: see scriba.store.bulk
-            events = self.store.events(game_id, upto=upto_seq)
-            if upto_time is not None:
-                limit = normalize(upto_time)
-                events = [e for e in events if e["time"] <= limit]
-            return fold(events)
+    def evict_idle(self, idle: float = IDLE_STATE_S) -> int:
+        """Let go of the states of games unused for ``idle`` seconds (read again from
+        their snapshot when next needed): an idle game costs no memory. How many went."""
+        cutoff = time.monotonic() - idle
+        gone = 0
+        for game_id in [g for g, used in list(self._used.items()) if used < cutoff]:
+            with self._lock(game_id):
+                if self._used.get(game_id, cutoff) < cutoff:
+                    self._states.pop(game_id, None)
+                    self._used.pop(game_id, None)
+                    gone += 1
+        return gone
 
-    def log(self, game_id: str) -> list[Event]:
-        return self.store.events(game_id)
+    def events(self, game_id: str, after: int = 0,
+               upto: int | None = None) -> list[Event]:
+        """The stored events after ``after`` (all by default), up to ``upto`` if given."""
+        return self.store.events(game_id, after=after, upto=upto)
+
+    def cached(self, game_id: str) -> GameState | None:
+        """The live cached state if this process has one, without reading the store (for
+        a commit listener inside the transaction that is writing the game)."""
+        return self._states.get(game_id)
 
     def now(self, state: GameState) -> str:
         if state.clock == "real":
@@ -304,6 +275,9 @@ class Service(GameReads):
         Rows holding only raw text (no structured command) are left for their interface
         to parse; a row for a game that no longer exists is marked refused.
         """
+        for game in self.store.games():
+            if game["listing"] is None:  # made before the index, or copied in by hand
+                self._index(game["id"])
         outcomes = []
         for row in self.store.undecided():
             command, game_id = row["command"], row["game_id"]
@@ -364,6 +338,7 @@ class Service(GameReads):
                     return _recorded_outcome(known, state, tx.caught_up, tx.events_by_seq)
             events, outcome = self._decide_one(state, decide, at)
             tx.append(events)
+            tx.index(state.seq, next_due(state), listing(state))
             if kept is not None:
                 verdict = {"accepted": outcome.accepted, "message": outcome.message,
                            "seqs": [e["seq"] for e in outcome.events]}
@@ -388,7 +363,8 @@ class Service(GameReads):
         state: GameState | None = None
         before = 0
         try:
-            with self.store.write(game_id, known=game_id in self._states) as tx:
+            with self.store.write(game_id, known=game_id in self._states,
+                                  prepare=lambda ahead: self._read_ahead(game_id, ahead)) as tx:
                 state = self._catch_up(game_id, tx)
                 before = state.seq
                 yield tx, state
@@ -403,6 +379,17 @@ class Service(GameReads):
         if state.seq // self.snapshot_every > before // self.snapshot_every:
             self._snapshots.request(game_id)  # after the commit, off the command path
 
+    def _read_ahead(self, game_id: str, reader: GameWrite) -> None:
+        """First in line while another writer decides the game: catch up and hand the rule
+        worker the view now, so that the turn has only that writer's commit left to read."""
+        if game_id not in self._states:
+            return  # not read yet: the turn reads it whole
+        try:
+            self.engine.warm(self._catch_up(game_id, reader))
+        except BaseException:
+            self._states.pop(game_id, None)
+            raise
+
     def _catch_up(self, game_id: str, tx: GameWrite) -> GameState:
         """The cached state brought up to the stored log, read inside the lock."""
         state = self._states.get(game_id)
@@ -412,6 +399,7 @@ class Service(GameReads):
         for event in tx.events_after(state.seq):
             apply_event(state, event)
         self._states[game_id] = state
+        self._used[game_id] = time.monotonic()
         return state
 
     def _decide_one(self, state: GameState, decide: Decide,
@@ -429,55 +417,9 @@ class Service(GameReads):
         return numbered, outcome
 
     def _decider(self, command: dict[str, Any], raw: str) -> Decide:
-        shapes = {"perform": ("actor", "action", "args"), "add_player": ("name",)}
-        if not all(key in command for key in shapes.get(command.get("op"), ("-",))):
-            return self._fault(command, raw, ValueError("malformed stored command"))
-        if command["op"] == "add_player":
-            return lambda state, now: self._admit(state, command["name"], now)
-        return lambda state, now: self._decide(
-            state, Command(command["actor"], command["action"], dict(command["args"] or {})),
-            now, raw)
+        return decider(self.engine, command, raw)
 
-    def _fault(self, command: dict[str, Any], raw: str, error: Exception) -> Decide:
-        def decide(state: GameState, now: str) -> tuple[list[Event], Outcome]:
-            message = translate("internal_error", state.language, error=f"{error!r}"[:300])
-            refused = make_event("command_refused", now, command.get("actor"),
-                                 action=command.get("action", command.get("op")),
-                                 args=command.get("args", {}), raw=raw, message=message,
-                                 reason="internal_error")
-            return [refused], Outcome(False, message, [refused])
-        return decide
-
-    def _decide(self, state: GameState, command: Command, now: str,
-                raw: str) -> tuple[list[Event], Outcome]:
-        fired = self.engine.fire_due_timers(state, now)
-        try:
-            with trial(state):  # the timers' events, undone after: no whole-state copy
-                for event in fired:
-                    apply_event(state, event)
-                events = self.engine.handle(state, command, now)
-            return fired + events, Outcome(True, "", events)
-        except Refused as refusal:
-            message = refusal_text(refusal, state.language)
-            reason = refusal.message_id
-        except Exception as error:  # noqa: BLE001 - a fault of ours must not lose the input
-            message = translate("internal_error", state.language, error=f"{error!r}"[:300])
-            reason = "internal_error"
-        refused = make_event("command_refused", now, command.actor, action=command.action,
-                             args=command.args, raw=raw, message=message, reason=reason)
-        return fired + [refused], Outcome(False, message, [refused])
-
-    def _admit(self, state: GameState, name: str, now: str) -> tuple[list[Event], Outcome]:
-        if state.ended:
-            return [], Outcome(False, translate("game_ended", state.language))
-        if name in state.players and state.players[name]["status"] == "active":
-            return [], Outcome(False, translate("already_player", state.language, player=name))
-        try:  # checked before it was kept; a look-alike may have joined meanwhile
-            validation.new_player(name, state.players, state.language)
-        except InvalidInput as refused:
-            return [], Outcome(False, str(refused))
-        events = self.engine.admit(state, name, now)
-        return events, Outcome(True, "", events)
+    _fault = staticmethod(fault)
 
     def advance(self, game_id: str, to: str | None = None, by: int | None = None) -> Outcome:
         """Move a game's clock; every timer passed fires once, in order."""
@@ -494,19 +436,16 @@ class Service(GameReads):
             (events := self.engine.fire_due_timers(state, now)), Outcome(True, "", events)), None)
 
     def tick_due(self) -> dict[str, int]:
-        """Fire the due timers of every real-clock game (the scheduler of ``scriba serve``
-        and ``scriba tick``): game id → events appended. A game with nothing due is only
-        looked at; one that fails is logged and left for the next round."""
+        """Fire the due timers of the real-clock games (the scheduler of ``scriba serve``
+        and ``scriba tick``): game id → events appended. Only the games the database names
+        as due are read (their rows hold their next deadline); one that fails is logged
+        and left for the next round. States idle for a while are let go meanwhile."""
+        self.evict_idle()
+        self.host.pool.reap()  # rule workers started for a busy moment that has passed
         fired: dict[str, int] = {}
-        for game in self.games():
-            game_id = game["id"]
+        for game_id in self.store.due_games(iso(datetime.now(UTC))):
             try:
                 with self._lock(game_id):
-                    state = self.load(game_id)
-                    now = self.now(state)
-                    if state.clock != "real" or state.ended or \
-                            not any(t["at"] <= now for t in state.timers.values()):
-                        continue
                     count = len(self.tick(game_id).events)
             except Exception:  # noqa: BLE001 - one broken game must not stop the others
                 log.exception("ticking %s failed; trying again next round", game_id)
@@ -514,11 +453,6 @@ class Service(GameReads):
             if count:
                 fired[game_id] = count
         return fired
-
-    def query(self, game_id: str, name: str, args: dict[str, Any] | None = None) -> Any:
-        state = self.load(game_id)
-        return self.engine.query(state, name, args or {}, self.now(state))
-
 
     # --- export and import --------------------------------------------------------------
     def export_game(self, game_id: str) -> Iterable[str]:
@@ -530,42 +464,15 @@ class Service(GameReads):
         anything is written (:mod:`scriba.service.importing`); all or nothing."""
         from scriba.service.importing import import_game
 
-        game_id = import_game(self, source, game_id)
+        game_id = import_game(self.store, source, game_id)
         with self._lock(game_id):
             self._states.pop(game_id, None)
-        return self.load(game_id)
+            self._index(game_id)
+            return self.load(game_id)
 
-
-def _same_request(row: dict[str, Any], command: dict[str, Any]) -> bool:
-    """Whether a kept input asked for ``command`` (as kept: JSON): the same operation,
-    actor, action and arguments, compared as canonical JSON (so ``true`` is not ``1``);
-    the moment is when it was decided, not part of what was asked."""
-    def asked(value: Any) -> str | None:
-        if not isinstance(value, dict):
-            return None
-        return json.dumps({k: v for k, v in value.items() if k != "at"}, sort_keys=True,
-                          ensure_ascii=False, default=str)
-    return asked(row.get("command")) == asked(command)
-
-
-def _recorded_outcome(row: dict[str, Any], state: GameState, fresh: list[Event],
-                      by_seq: Callable[[list[int]], list[Event]]) -> Outcome:
-    """The outcome recorded for an input decided before (``repeated``), its events picked
-    from ``fresh`` (the events just read) or else read by ``by_seq``."""
-    recorded = row["outcome"] or {}
-    seqs = recorded.get("seqs", [])
-    found = {event["seq"]: event for event in fresh}
-    events = [found[seq] for seq in seqs] if all(seq in found for seq in seqs) else by_seq(seqs)
-    return Outcome(bool(recorded.get("accepted", row["status"] == "accepted")),
-                   recorded.get("message", row["result"] or ""), events, state,
-                   row["request_id"], row["id"], repeated=True)
-
-
-def _number(events: list[Event], after: int) -> list[Event]:
-    return [{**event, "seq": after + i} for i, event in enumerate(events, start=1)]
-
-
-def _renumbered(chosen: list[Event], events: list[Event], numbered: list[Event]) -> list[Event]:
-    """The numbered copies of ``chosen`` (a sublist of ``events``, by identity)."""
-    index = {id(event): i for i, event in enumerate(events)}
-    return [numbered[index[id(e)]] if id(e) in index else e for e in chosen]
+    def _index(self, game_id: str) -> None:
+        """Write the game's row (its deadline, its listing) from its state now."""
+        with self._lock(game_id):
+            state = self.load(game_id)
+            with self.store.write(game_id, known=True) as tx:
+                tx.index(state.seq, next_due(state), listing(state))

@@ -1,0 +1,77 @@
+"""The service assembled: the parts built once, where the application starts (``scriba
+serve``, the CLI, the mail commands, a test), and handed to the interfaces together.
+
+- **commands** (:mod:`.commands`): decide and record — the write path, the games' lifecycle;
+- **reads** (:mod:`.reads`): the views the interfaces need, built on the commands as a
+  :class:`~scriba.service.source.GameSource`;
+- **accounts** (:mod:`.accounts`): people, passwords, sign-in sessions, password resets;
+- **seats** (:mod:`.seats`): who sits where — seats, invitations, API tokens;
+- **outbox** and **mailroom** (:mod:`.outbox`, :mod:`.mailroom`): delivery; the outbox is
+  registered here as a commit listener of the commands, so a decision and the mail it
+  causes commit together.
+
+No part builds another: each is given what it uses (the store, a Protocol of what it
+needs), so the parts import one another in one direction only.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from scriba.rulecode.host import SandboxHost
+from scriba.service.accounts import Accounts
+from scriba.service.commands import SNAPSHOT_EVERY, Commands
+from scriba.service.mailroom import Mailroom
+from scriba.service.outbox import Outbox
+from scriba.service.reads import Reads
+from scriba.service.seats import Seats
+from scriba.store.eventstore import EventStore
+
+DEFAULT_DB = "sqlite:///scriba.db"
+
+
+def default_db_url() -> str:
+    return os.environ.get("SCRIBA_DB", DEFAULT_DB)
+
+
+def migrate_database(db_url: str | None = None) -> str:
+    """Create or upgrade the database's schema to the newest revision (``scriba db
+    upgrade``, and every server/CLI start); returns that revision. Interfaces call this,
+    not the store. :func:`open_service` on an older schema refuses to start."""
+    from scriba.store import migrate
+
+    return migrate(db_url or default_db_url())
+
+
+@dataclass(frozen=True)
+class Service:
+    """The parts of the service on one database, built by :func:`open_service`."""
+
+    commands: Commands
+    reads: Reads
+    accounts: Accounts
+    seats: Seats
+    outbox: Outbox
+    mailroom: Mailroom
+
+    def close(self) -> None:
+        """Write the snapshots still due, stop the rule workers, close the database."""
+        self.commands.close()
+        self.commands.host.pool.close()
+        self.commands.store.close()
+
+
+def open_service(db_url: str | None = None, *, host: SandboxHost | None = None,
+                 snapshot_every: int = SNAPSHOT_EVERY) -> Service:
+    """The service on ``db_url`` (``$SCRIBA_DB``, else ``sqlite:///scriba.db``), its rule
+    code run by ``host`` (by default sandboxed worker processes)."""
+    store = EventStore(db_url or default_db_url())
+    commands = Commands(store, host or SandboxHost(), snapshot_every)
+    reads = Reads(commands)
+    # Whatever a decision must tell people by mail is queued with its events.
+    outbox = Outbox(store, commands, reads)
+    commands.add_commit_listener(outbox.on_commit)
+    accounts = Accounts(store, outbox)
+    seats = Seats(store, accounts, commands, reads)
+    return Service(commands, reads, accounts, seats, outbox, Mailroom(store))

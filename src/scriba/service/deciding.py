@@ -1,0 +1,80 @@
+"""How one command is decided on a game's state: the kernel's answer, or a refusal kept
+as a ``command_refused`` event (a refusal of the rules, or a fault of ours, so that no
+input is lost). Pure: nothing here reads or writes the store; :mod:`.commands` does."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from scriba.kernel.engine import Command, Engine
+from scriba.kernel.errors import Refused
+from scriba.kernel.events import Event, apply_event, make_event
+from scriba.kernel.journal import trial
+from scriba.kernel.state import GameState
+from scriba.service import validation
+from scriba.service.errors import InvalidInput
+from scriba.service.inputs import Outcome
+from scriba.service.messages import refusal_text, translate
+
+Decide = Callable[[GameState, str], tuple[list[Event], Outcome]]
+
+
+def decider(engine: Engine, command: dict[str, Any], raw: str) -> Decide:
+    """How a kept command is decided: admitting a player or performing an action."""
+    shapes = {"perform": ("actor", "action", "args"), "add_player": ("name",)}
+    if not all(key in command for key in shapes.get(command.get("op"), ("-",))):
+        return fault(command, raw, ValueError("malformed stored command"))
+    if command["op"] == "add_player":
+        return lambda state, now: admit(engine, state, command["name"], now)
+    return lambda state, now: decide_command(
+        engine, state,
+        Command(command["actor"], command["action"], dict(command["args"] or {})), now, raw)
+
+
+def fault(command: dict[str, Any], raw: str, error: Exception) -> Decide:
+    """A decision that records the command as refused for an internal error."""
+    def decide(state: GameState, now: str) -> tuple[list[Event], Outcome]:
+        message = translate("internal_error", state.language, error=f"{error!r}"[:300])
+        refused = make_event("command_refused", now, command.get("actor"),
+                             action=command.get("action", command.get("op")),
+                             args=command.get("args", {}), raw=raw, message=message,
+                             reason="internal_error")
+        return [refused], Outcome(False, message, [refused])
+    return decide
+
+
+def decide_command(engine: Engine, state: GameState, command: Command, now: str,
+                   raw: str) -> tuple[list[Event], Outcome]:
+    """Fire the timers the clock has passed, then let the kernel decide the command."""
+    fired = engine.fire_due_timers(state, now)
+    try:
+        with trial(state):  # the timers' events, undone after: no whole-state copy
+            for event in fired:
+                apply_event(state, event)
+            events = engine.handle(state, command, now)
+        return fired + events, Outcome(True, "", events)
+    except Refused as refusal:
+        message = refusal_text(refusal, state.language)
+        reason = refusal.message_id
+    except Exception as error:  # noqa: BLE001 - a fault of ours must not lose the input
+        message = translate("internal_error", state.language, error=f"{error!r}"[:300])
+        reason = "internal_error"
+    refused = make_event("command_refused", now, command.actor, action=command.action,
+                         args=command.args, raw=raw, message=message, reason=reason)
+    return fired + [refused], Outcome(False, message, [refused])
+
+
+def admit(engine: Engine, state: GameState, name: str, now: str
+          ) -> tuple[list[Event], Outcome]:
+    """Admit a player (the officer's act), checked again on the state it is decided on."""
+    if state.ended:
+        return [], Outcome(False, translate("game_ended", state.language))
+    if name in state.players and state.players[name]["status"] == "active":
+        return [], Outcome(False, translate("already_player", state.language, player=name))
+    try:  # checked before it was kept; a look-alike may have joined meanwhile
+        validation.new_player(name, state.players, state.language)
+    except InvalidInput as refused:
+        return [], Outcome(False, str(refused))
+    events = engine.admit(state, name, now)
+    return events, Outcome(True, "", events)

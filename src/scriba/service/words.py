@@ -1,0 +1,220 @@
+"""A game's own words and how values are shown: :class:`Words` (labels of variables,
+offices and assets from ``ruleset.toml`` or the rules' declarations, the vote words, the
+period and score vocabulary, each variable's display kind), and the small phrases every
+reader shares (a status, a vote choice, a rule change, a value, a time).
+
+Templates are English, translated through the Babel catalog (``scriba.po``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from scriba.kernel.declarations import Declarations
+from scriba.service.messages import translate
+
+# Variables whose values are long structures are shown cut to this many characters.
+VALUE_LIMIT = 160
+
+# Statuses and vote choices we know how to translate; others are shown as they are.
+STATUS_WORDS = {
+    "open": "open", "adopted": "adopted", "rejected": "rejected",
+    "failed_quorum": "failed for lack of quorum", "withdrawn": "withdrawn",
+    "vetoed": "vetoed", "expired": "expired", "invalid": "invalid",
+}
+CHOICE_WORDS = {"for": "for", "against": "against", "abstain": "abstain", "present": "present"}
+CHANGE_WORDS = {
+    "enact": "enact rule {rule}", "enact_new": "enact a new rule",
+    "enact_titled": "enact a new rule, \u201c{title}\u201d",
+    "repeal": "repeal rule {rule}", "amend": "amend rule {rule}",
+    "amend_paragraph": "amend paragraph {paragraph} of rule {rule}",
+    "transmute": "transmute rule {rule}", "set_attribute": "change an attribute of rule {rule}",
+    "retitle": "retitle rule {rule}", "renumber": "renumber rule {rule} as {to}",
+    "reenact": "re-enact rule {rule}",
+}
+
+
+@dataclass
+class Words:
+    """A game's own words: variable and office labels, vote words, proposal labels."""
+
+    language: str = "en"
+    variables: dict[str, str] = field(default_factory=dict)
+    offices: dict[str, str] = field(default_factory=dict)
+    assets: dict[str, str] = field(default_factory=dict)  # kind → its name in the game
+    choices: dict[str, str] = field(default_factory=dict)  # canonical → the ruleset's word
+    proposals: dict[str, str] = field(default_factory=dict)  # number → label
+    rule_titles: dict[str, str] = field(default_factory=dict)
+    # The ruleset's vocabulary (rulesets/__init__.py): what counts periods, what is the
+    # score, how a variable's value is shown. Nothing declared: no period, no score.
+    period: list[str] = field(default_factory=list)
+    score: list[str] = field(default_factory=list)
+    display: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def var(self, name: str) -> str:
+        return self.variables.get(name, name)
+
+    def period_variable(self, game_vars: dict[str, Any]) -> str | None:
+        """The first of the ruleset's period variables the game has, if any."""
+        return next((name for name in self.period if name in game_vars), None)
+
+    def show(self, name: str, value: Any) -> str:
+        """A variable's value as the ruleset says to show it (``[display.variables]``)."""
+        shown = self.display.get(name) or {}
+        kind = shown.get("kind")
+        if value is None or kind in (None, "number", "text"):
+            return show_value(value)
+        if kind == "money" and isinstance(value, int | float) and not isinstance(value, bool):
+            return f"{show_value(value)} {shown.get('unit', '')}".strip()
+        if kind == "flag" and isinstance(value, bool):
+            return "✓" if value else "–"
+        if kind == "players" and isinstance(value, list):
+            return show_value(", ".join(str(v) for v in value) or "–")
+        if kind == "proposal" and isinstance(value, int | str) and not isinstance(value, bool):
+            return self.proposal(value)
+        if kind == "date" and isinstance(value, str):
+            return show_time(value)
+        return show_value(value)
+
+    def office(self, name: str) -> str:
+        return self.offices.get(name, name)
+
+    def proposal(self, number: Any) -> str:
+        return self.proposals.get(str(number), str(number))
+
+
+def _(template: str, language: str, **params: Any) -> str:
+    return translate(template, language, **params)
+
+
+def label_in(label: Any, language: str) -> str | None:
+    """A declaration's label: a string, or a mapping of language → string."""
+    if isinstance(label, str):
+        return label
+    if isinstance(label, dict):
+        value = label.get(language) or next(iter(label.values()), None)
+        return str(value) if value is not None else None
+    return None
+
+
+@lru_cache(maxsize=64)
+def _toml_words(ruleset_id: str) -> dict[str, Any]:
+    """A bundled ruleset's labels, vocabulary and display kinds (its ruleset.toml)."""
+    from scriba.rulesets import RulesetError, load_ruleset
+    try:
+        ruleset = load_ruleset(ruleset_id)
+    except (RulesetError, OSError, ValueError):
+        return {}
+    return {"labels": {kind: {str(k): str(v) for k, v in (table or {}).items()}
+                       for kind, table in ruleset.labels.items() if isinstance(table, dict)},
+            "vocabulary": ruleset.vocabulary, "display": ruleset.display}
+
+
+def _recorded(state: Any, key: str, check: Any, default: Any) -> Any:
+    """A vocabulary the game recorded in its settings at its start, if it did and it is
+    well formed; else the ruleset's."""
+    from scriba.rulesets import RulesetError
+    value = (getattr(state, "settings", None) or {}).get(key)
+    if value is None:
+        return default
+    try:
+        return check({"variables": value} if key == "display" else value)
+    except RulesetError:
+        return default
+
+
+def ruleset_words(state: Any, language: str | None = None) -> Words:
+    """The words of the game's ruleset: its labels and its vocabulary."""
+    from scriba.rulesets import display, vocabulary
+    toml = _toml_words(state.ruleset) if state.ruleset else {}
+    labels = toml.get("labels", {})
+    vocab = _recorded(state, "vocabulary", vocabulary, toml.get("vocabulary", {}))
+    return Words(
+        language=language or state.language,
+        variables=dict(labels.get("variables", {})),
+        offices=dict(labels.get("offices", {})),
+        assets=dict(labels.get("assets", {})),
+        period=list(vocab.get("period", [])), score=list(vocab.get("score", [])),
+        display=dict(_recorded(state, "display", display, toml.get("display", {}))),
+    )
+
+
+def base_words(state: Any, language: str | None = None) -> Words:
+    """The words a state alone gives: the ruleset's, and proposal labels and rule titles."""
+    words = ruleset_words(state, language)
+    words.proposals = {str(n): str(p.get("label") or n) for n, p in state.proposals.items()}
+    words.rule_titles = {rid: r["title"] for rid, r in state.rules.items()}
+    return words
+
+
+def show_value(value: Any) -> str:
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, bool) or value is None:
+        text = json.dumps(value)
+    elif isinstance(value, int | float):
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+    else:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= VALUE_LIMIT else text[:VALUE_LIMIT - 1] + "…"
+
+
+def short_reason(reason: Any) -> str:
+    """The line of a Starlark traceback that says what went wrong ("fail: …")."""
+    text = str(reason or "?")
+    for line in text.splitlines():
+        if line.startswith("error: "):
+            return show_value(line[len("error: "):].strip())
+    return show_value(text.strip().splitlines()[0] if text.strip() else "?")
+
+
+def show_time(time: str | None) -> str:
+    """``2026-03-04T10:00:00Z`` → ``2026-03-04 10:00 UTC``."""
+    if not time or len(time) < 16:
+        return time or ""
+    return f"{time[:10]} {time[11:16]} UTC"
+
+
+def status_word(status: Any, language: str) -> str:
+    status = str(status)
+    return _(STATUS_WORDS[status], language) if status in STATUS_WORDS else status
+
+
+def choice_word(choice: Any, words: Words) -> str:
+    choice = str(choice)
+    if choice in words.choices:
+        return words.choices[choice]
+    return _(CHOICE_WORDS[choice], words.language) if choice in CHOICE_WORDS else choice
+
+
+def change_phrase(change: dict[str, Any], language: str) -> str:
+    kind = str(change.get("type", ""))
+    if kind == "enact" and not change.get("rule"):
+        kind = "enact_titled" if change.get("title") else "enact_new"
+    template = CHANGE_WORDS.get(kind)
+    if template is None:
+        return kind
+    return _(template, language, rule=change.get("rule", "?"), title=change.get("title"),
+             paragraph=change.get("paragraph", "?"), to=change.get("to", "?"))
+
+
+def declared_words(state: Any, decl: Declarations, language: str | None = None) -> Words:
+    """The words a state gives (:func:`base_words`) and those its rules in force declare
+    (``decl``: the kernel's declarations): labels of variables and offices, vote words."""
+    words = base_words(state, language)
+    for (_scope, name), variable in decl.variables.items():
+        label = label_in(variable.get("label"), words.language)
+        if label and name not in words.variables:
+            words.variables[name] = label
+    for name, office in decl.offices.items():
+        label = label_in(office.get("label"), words.language)
+        if label:
+            words.offices.setdefault(name, label)
+    for action in decl.actions.values():
+        if action.get("kind") == "vote":
+            for word, canonical in (action.get("choices") or {}).items():
+                words.choices.setdefault(str(canonical), str(word))
+    return words
