@@ -40,6 +40,20 @@ def open_proposal(service: Service, game: str) -> tuple[str, list[str]]:
     return outcome.events[0]["payload"]["number"], [p for p in PLAYERS if p != author]
 
 
+def held_in_deciding(service: Service) -> tuple[threading.Event, threading.Event]:
+    """Make the service's next decision wait, holding its game's lock, until released:
+    (set when it is waiting, set it to let it go on)."""
+    entered, release = threading.Event(), threading.Event()
+    handle = service.commands.engine.handle
+
+    def held(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        entered.set()
+        release.wait(30)
+        return handle(*args, **kwargs)
+    service.commands.engine.handle = held  # type: ignore[method-assign]
+    return entered, release
+
+
 def statements_of(service: Service, action: Callable[[], object]) -> list[str]:
     """The first word of every statement ``action`` sends to the database."""
     seen: list[str] = []
@@ -90,14 +104,7 @@ def test_a_writer_waiting_for_a_game_holds_no_connection(services) -> None:
     game = new_game(holder)
     number, voters = open_proposal(holder, game)
     waiter.reads.load(game)
-    entered, release = threading.Event(), threading.Event()
-    handle = holder.commands.engine.handle
-
-    def held(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        entered.set()
-        release.wait(30)
-        return handle(*args, **kwargs)
-    holder.commands.engine.handle = held  # type: ignore[method-assign]
+    entered, release = held_in_deciding(holder)
     outcomes: dict[str, object] = {}
     first = threading.Thread(target=lambda: outcomes.setdefault("first", holder.commands.perform(
         game, voters[0], "vote", {"proposal": number, "choice": "favorevole"})))
@@ -181,14 +188,7 @@ def test_the_writer_first_in_line_reads_ahead_while_the_game_is_busy(
         before = waiter.reads.load(game).seq
         assert vote(holder, 0)().accepted  # committed while the waiter is not looking
         committed = holder.reads.load(game).seq
-        entered, release = threading.Event(), threading.Event()
-        handle = holder.commands.engine.handle
-
-        def held(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-            entered.set()
-            release.wait(30)
-            return handle(*args, **kwargs)
-        holder.commands.engine.handle = held  # type: ignore[method-assign]
+        entered, release = held_in_deciding(holder)
         outcomes: dict[str, object] = {}
         first = threading.Thread(target=lambda: outcomes.setdefault("first", vote(holder, 1)()))
         second = threading.Thread(target=lambda: outcomes.setdefault("second", vote(waiter, 2)()))

@@ -1,36 +1,16 @@
 """Commands: the write path and the games' lifecycle — decide and record.
 
-The write path, whole (:meth:`Commands._write`): take the game's lock, catch up, decide,
-commit the input, its events and the commit listeners' rows in one transaction, answer.
-
-* **One writer per game.** The game's lock is held from the first read to the commit: an
-  in-process lock per game (threads), then the store's (a ``flock`` of the game's own file
-  beside the database on SQLite, ``pg_advisory_xact_lock`` on PostgreSQL). Nobody else
-  writes the game meanwhile, so only the events after the cached state's seq are read,
-  there is nothing to retry and no command fails for contention. Games do not share a
-  lock: a slow rule in one game never delays another (on SQLite the game is read in a
-  short read transaction and decided holding no database lock; SQLite's single write
-  lock is taken only to append).
-* **Lock order** (no cycle, so no deadlock however many writers and games): the
-  in-process lock, the game's file lock, a connection from the pool, then (SQLite, to
-  append) the database's writer lock. Nothing waits for the game's file lock holding a
-  connection, and nothing holding the writer lock waits for a connection. On PostgreSQL
-  the advisory lock is taken on the transaction's own connection, after the in-process
-  lock: one connection per game at most waits for it.
-* **Exactly once.** The input is inserted already decided (its ``inbound`` row with the
-  outcome) in the transaction that appends its events, so no crash leaves it half done.
-  A request id is the player's own: unique per (game, player, id), the player being the
-  one the command acts as ("" for the officer's). Seen before with the same command, the
-  first outcome is answered and nothing is recorded (``repeated``); with another command
-  it is refused (:class:`~.errors.RequestIdReused`). Rows kept and never decided (by an
-  earlier version's queue, or written outside this path) are decided by their retry or
-  by :meth:`Commands.recover`, to be called once at start.
-* A refused command is recorded too (``command_refused``, with the raw input) so nothing a
-  player sent is lost; it changes no state. A commit that fails (a listener, say) is
-  rolled back and the command recorded as refused (``internal_error``) instead.
-* Snapshots are written off the command path, by a background thread with its own
-  connection, folding the previous snapshot and the events since, when the game is quiet
-  (:mod:`scriba.service.snapshots`).
+The write path, whole (:meth:`Commands._write`): take the game's lock (in-process, then
+the store's: a file lock on SQLite, an advisory lock on PostgreSQL; a writer finding it
+busy waits in line and reads ahead), catch up, decide, commit the input already decided,
+its events, the game's row and the commit listeners' rows in one transaction, answer.
+One writer per game, so nothing is retried and no command fails for contention; a slow
+rule in one game never delays another. A request id is the player's own (game, player,
+id): seen again with the same command, the first outcome is answered and nothing is
+recorded; with another, it is refused. A refused command is recorded too, changing no
+state; a commit that fails is rolled back and the command recorded as refused. Inputs kept
+and never decided are decided by :meth:`Commands.recover` at start. The lock order and the
+rest: docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -39,7 +19,6 @@ import contextlib
 import json
 import logging
 import threading
-import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -49,7 +28,7 @@ from typing import Any
 
 from scriba.kernel.engine import Engine
 from scriba.kernel.errors import Refused
-from scriba.kernel.events import Event, apply_event, fold
+from scriba.kernel.events import Event, fold
 from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import add_seconds, iso, normalize
 from scriba.rulecode.host import SandboxHost
@@ -73,6 +52,7 @@ from scriba.service.inputs import (
 from scriba.service.listing import listing, next_due
 from scriba.service.messages import refusal_text
 from scriba.service.snapshots import SnapshotWriter
+from scriba.service.states import LiveStates
 from scriba.store.database import is_memory
 from scriba.store.eventstore import EventStore, GameWrite, request_owner
 
@@ -97,10 +77,9 @@ class Commands:
         self.host = host
         self.engine = Engine(self.host)
         self.snapshot_every = snapshot_every
-        # The cache of live states: a game's entry is changed only under its lock. When
-        # each was last used: an idle game's state is let go (:meth:`evict_idle`).
-        self._states: dict[str, GameState] = {}
-        self._used: dict[str, float] = {}
+        # The cache of live states: a game's entry is changed only under its lock; an idle
+        # game's is let go (:meth:`evict_idle`).
+        self._states = LiveStates()
         # Kept only while some thread holds or waits for them: a lock per text that ever
         # reached an interface (addresses, tokens) would otherwise pile up for ever.
         self._locks: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
@@ -176,7 +155,6 @@ class Commands:
             self.store.create_game(game_id, payload["name"], ruleset.id, events,  # GameExists
                                    next_due(state), listing(state))
             self._states[game_id] = state
-            self._used[game_id] = time.monotonic()
         return state
 
     def games(self) -> list[dict[str, Any]]:
@@ -189,29 +167,18 @@ class Commands:
         the game's lock. Use :meth:`reading` to hold it still while reading it at length.
         """
         with self._lock(game_id):
-            state = self._states.get(game_id)
-            if state is None:
-                snapshot = self.store.latest_snapshot(game_id)
-                state = GameState.from_dict(snapshot[1]) if snapshot else GameState()
-                events = self.store.events(game_id, after=state.seq if snapshot else 0)
-            else:
-                events = self.store.events(game_id, after=state.seq)
-            for event in events:
-                apply_event(state, event)
-            self._states[game_id] = state
-            self._used[game_id] = time.monotonic()
-            return state
+            return self._states.caught_up(
+                game_id, lambda: self.store.latest_snapshot(game_id),
+                lambda seq: self.store.events(game_id, after=seq))
 
     def evict_idle(self, idle: float = IDLE_STATE_S) -> int:
         """Let go of the states of games unused for ``idle`` seconds (read again from
         their snapshot when next needed): an idle game costs no memory. How many went."""
-        cutoff = time.monotonic() - idle
         gone = 0
-        for game_id in [g for g, used in list(self._used.items()) if used < cutoff]:
-            with self._lock(game_id):
-                if self._used.get(game_id, cutoff) < cutoff:
-                    self._states.pop(game_id, None)
-                    self._used.pop(game_id, None)
+        for game_id in [g for g in list(self._states) if self._states.unused_for(g) >= idle]:
+            with self._lock(game_id):  # not while a command uses it
+                if game_id in self._states and self._states.unused_for(game_id) >= idle:
+                    self._states.pop(game_id)
                     gone += 1
         return gone
 
@@ -392,15 +359,7 @@ class Commands:
 
     def _catch_up(self, game_id: str, tx: GameWrite) -> GameState:
         """The cached state brought up to the stored log, read inside the lock."""
-        state = self._states.get(game_id)
-        if state is None:
-            snapshot = tx.latest_snapshot()
-            state = GameState.from_dict(snapshot[1]) if snapshot else GameState()
-        for event in tx.events_after(state.seq):
-            apply_event(state, event)
-        self._states[game_id] = state
-        self._used[game_id] = time.monotonic()
-        return state
+        return self._states.caught_up(game_id, tx.latest_snapshot, tx.events_after)
 
     def _decide_one(self, state: GameState, decide: Decide,
                     at: str | None) -> tuple[list[Event], Outcome]:
