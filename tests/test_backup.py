@@ -1,6 +1,6 @@
 """``scriba backup`` / ``restore`` underneath: a copy of a live SQLite database is a
 consistent one (a game's log in the copy is a whole prefix of the live one, however busy
-the game was), a restore puts it back for a running server, and a wrong file changes
+the game was), a restore puts it back (the same store reads it at once), and a wrong file changes
 nothing. Real SQLite files, a real writer thread."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_a_backup_taken_while_a_game_is_written_is_consistent(live: str, tmp_pat
     store.close()
 
 
-def test_a_restore_brings_the_copy_back_for_a_running_server(live: str, tmp_path: Path) -> None:
+def test_a_restore_brings_the_copy_back(live: str, tmp_path: Path) -> None:
     store = EventStore(live)
     store.create_game("g", "G", "suber", [event(1)])
     copy = backup(live, tmp_path / "copy.db")

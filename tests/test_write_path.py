@@ -103,7 +103,7 @@ def test_a_writer_waiting_for_a_game_holds_no_connection(services) -> None:
     holder, waiter = services(), services()
     game = new_game(holder)
     number, voters = open_proposal(holder, game)
-    waiter.reads.load(game)
+    waiter.commands.load(game)
     entered, release = held_in_deciding(holder)
     outcomes: dict[str, object] = {}
     first = threading.Thread(target=lambda: outcomes.setdefault("first", holder.commands.perform(
@@ -131,7 +131,7 @@ def test_a_player_admitted_by_another_process_acts_at_once(services) -> None:
     cached, other = services(), services()
     game = new_game(cached)
     number, _ = open_proposal(cached, game)
-    cached.reads.load(game)  # cached before Dora joins elsewhere
+    cached.commands.load(game)  # cached before Dora joins elsewhere
     assert other.commands.add_player(game, "Dora").accepted
     outcome = cached.commands.perform(game, "Dora", "vote", {"proposal": number,
                                                              "choice": "favorevole"})
@@ -142,7 +142,7 @@ def test_a_player_admitted_by_another_process_acts_at_once(services) -> None:
 def test_a_look_alike_of_a_player_admitted_elsewhere_is_refused(services) -> None:
     cached, other = services(), services()
     game = new_game(cached)
-    cached.reads.load(game)
+    cached.commands.load(game)
     assert other.commands.add_player(game, "Dora").accepted
     before = len(cached.reads.log(game))
     with pytest.raises(InvalidInput):  # a Cyrillic о: checked on the fresh state
@@ -185,7 +185,7 @@ def test_the_writer_first_in_line_reads_ahead_while_the_game_is_busy(
         def vote(service: Service, voter: int) -> Callable[[], object]:
             return lambda: service.commands.perform(game, f"Voter{voter}", "vote",
                                            {"proposal": 9001, "choice": "FOR"})
-        before = waiter.reads.load(game).seq
+        before = waiter.commands.load(game).seq
         assert vote(holder, 0)().accepted  # committed while the waiter is not looking
         committed = holder.reads.load(game).seq
         entered, release = held_in_deciding(holder)

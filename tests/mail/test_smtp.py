@@ -185,7 +185,10 @@ def test_the_pipe_command_and_its_exit_codes(game: Service, tmp_path: object) ->
     env = {**os.environ, "SCRIBA_MAIL_DOMAIN": DOMAIN}
     raw = letter("bruno@players.test", personal, "proposta: Saluti\nlabel: p1\nTesto.\n")
     done = _pipe(db, raw, env)
-    assert done.returncode == 0 and done.stdout.startswith(b"decided"), done.stderr
+    # kept only (a SQLite database): decided by the next round of an intake
+    assert done.returncode == 0 and done.stdout.startswith(b"kept"), done.stderr
+    assert _pipe(db, raw, env).stdout.startswith(b"kept")  # the same letter, still waiting
+    assert [r.status for r in intake.decide_kept()] == ["decided"]
     assert _pipe(db, raw, env).stdout.startswith(b"duplicate")
     assert _pipe(db, b"", env).returncode == 65  # EX_DATAERR: nothing to keep
     broken = _pipe("sqlite:////nonexistent/dir/x.db", raw, env)
@@ -216,13 +219,24 @@ def test_scriba_mail_serve_takes_letters_and_delivers_replies(
         with client:
             client.sendmail("bruno@players.test", [personal], letter(
                 "bruno@players.test", personal, "proposta: Saluti\nlabel: p1\nTesto.\n"))
+        # a letter the pipe keeps while the server runs is decided at its next round
+        carla = personal_address(intake, "Carla")
+        piped = _pipe(game.commands.store.url, letter(
+            "carla@players.test", carla, "proposta: Addio\nlabel: p2\nTesto.\n"), env)
+        assert piped.stdout.startswith(b"kept"), piped.stderr
         for _ in range(150):
-            if mail_server.collector.to("bruno@players.test"):
+            if mail_server.collector.to("bruno@players.test") and any(
+                    "p2" in m.get_content() for m in mail_server.collector.to(
+                        "carla@players.test")):
                 break
             time.sleep(0.2)
     finally:
         process.terminate()
         _, errors = process.communicate(timeout=30)
-    [receipt] = mail_server.collector.to("bruno@players.test")
-    assert "p1" in receipt.get_content()
+    # each is told of the other's proposal too; one letter answers each one's own
+    assert sum("p1" in m.get_content() and "Saluti" in m.get_content()
+               for m in mail_server.collector.to("bruno@players.test")) == 1
+    assert sum("p2" in m.get_content() and "Addio" in m.get_content()
+               for m in mail_server.collector.to("carla@players.test")) == 1
+    assert [p["label"] for p in game.reads.proposals("dec")] == ["p1", "p2"]
     assert mail_server.collector.password.encode() not in errors

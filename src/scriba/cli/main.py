@@ -481,7 +481,8 @@ def backup_command(to: Annotated[Path, typer.Argument(help="The new file to writ
 @cli.command("restore")
 def restore_command(backup_file: Annotated[Path, typer.Argument(
                         help="A file made by scriba backup")], db: str = DbOption) -> None:
-    """Put a backup back into the database (SQLite); a running server sees it at once."""
+    """Put a backup back into the database (SQLite). Stop the server first: a running one
+    would go on from the games as it last knew them."""
     from scriba.service import default_db_url
     from scriba.service.backup import BackupError, head_revision, restore
 
@@ -564,6 +565,14 @@ def __getattr__(name: str) -> Any:
 
 def main() -> None:
     argv = sys.argv[1:]
+    if argv[:2] == ["mail", "receive"]:
+        # a mail server starts this once per letter: answered before typer builds its
+        # commands (see scriba.cli.mail.receive_argv)
+        from scriba.cli.mail import receive_argv
+
+        code = receive_argv(argv[2:])
+        if code is not None:
+            sys.exit(code)
     register_extras(argv)
     try:
         cli(args=argv, standalone_mode=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -26,13 +27,17 @@ CONCURRENCY = 500
 
 
 def _deliver_mail_in_background(url: str) -> None:
-    """The outbox sent as it fills, as ``scriba mail serve`` does, on a service of its own
-    (its own sandbox pool and caches; the web server's is used by its threads)."""
+    """The outbox sent as it fills, and the letters a mail server's pipe kept decided first
+    in each round, as ``scriba mail serve`` does, on a service of its own (its own sandbox
+    pool and caches; the web server's is used by its threads)."""
     import threading
 
+    from scriba.mail.intake import Intake
     from scriba.mail.send import deliver_forever
 
-    threading.Thread(target=deliver_forever, args=(open_service(url).outbox,),
+    service = open_service(url)
+    threading.Thread(target=deliver_forever, args=(service.outbox,),
+                     kwargs={"before": Intake(service).decide_kept},
                      name="scriba-mail-delivery", daemon=True).start()
     console.print("Sending the outbox through $SCRIBA_SMTP as it fills.", highlight=False)
 
@@ -104,6 +109,11 @@ def serve_command(
     sys.stdout.flush()
     trusted = [address.strip() for address in forwarded_allow_ips.split(",")
                if address.strip()]
+    # The long-lived heap (modules, the app, what the start loaded) out of the collector's
+    # sight: a full collection then scans only what came since, not the whole heap
+    # (95-300 ms each, measured in issue 18).
+    gc.collect()
+    gc.freeze()
     uvicorn.run(app, host=host, port=port, log_level=os.environ.get("SCRIBA_LOG", "warning"),
                 ssl_certfile=ssl_certfile, ssl_keyfile=ssl_keyfile,
                 # Forwarded headers only from the proxies named: uvicorn would otherwise

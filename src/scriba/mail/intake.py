@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Callable
@@ -41,9 +42,11 @@ from scriba.mail.letter import (
 from scriba.mail.replies import say
 from scriba.service import Service
 from scriba.service.errors import ServiceError
+from scriba.service.inbound import MAX_LETTER_BYTES, envelope_sender
 from scriba.service.letters import LetterContext, current_letter, game_address, mail_domain
 
-MAX_BYTES = int(os.environ.get("SCRIBA_MAIL_MAX_BYTES", str(5 * 1024 * 1024)))
+MAX_BYTES = MAX_LETTER_BYTES
+log = logging.getLogger(__name__)
 MAX_COMMANDS = 50
 _TAG = re.compile(r"\[([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]")
 
@@ -74,9 +77,8 @@ class Intake:
         oversize = size > self.max_bytes
         kept_bytes = raw if not oversize else _headers_only(raw)
         message_id = message_id_of(raw)
-        # the envelope is kept with the letter: "" = not given, "<>" = the null sender
-        sender = "" if envelope_from is None else (envelope_from.strip() or "<>")
-        kept = self.mailroom.keep(kept_bytes, message_id, channel, sender=sender,
+        kept = self.mailroom.keep(kept_bytes, message_id, channel,
+                                  sender=envelope_sender(envelope_from),
                                   recipient=",".join(envelope_to or [])[:320])
         if not kept.new and kept.status not in ("kept", "deciding"):
             return Received(message_id, "duplicate")
@@ -89,11 +91,33 @@ class Intake:
         out = []
         for letter_id in self.mailroom.unfinished():
             self.mailroom.reopen(letter_id)
-            raw, sender, recipient = self.mailroom.envelope(letter_id)
-            envelope_from = None if not sender else ("" if sender == "<>" else sender)
-            out.append(self._take(letter_id, raw, len(raw), False, envelope_from,
-                                  [a for a in recipient.split(",") if a] or None))
+            out.append(self._take_kept(letter_id))
         return out
+
+    def decide_kept(self) -> list[Received]:
+        """Decide the letters kept and not yet taken: those a pipe delivery only keeps
+        (:mod:`scriba.service.inbound`). Run each round of ``scriba mail serve`` and by
+        ``scriba mail send``; a letter another worker is deciding is left to it (the
+        claim decides who takes one), and one that fails is left kept for the next round."""
+        out = []
+        try:
+            waiting = self.mailroom.unfinished(("kept",))
+        except Exception:  # noqa: BLE001 - the database is away: the next round tries again
+            log.exception("mail: the kept letters cannot be read")
+            return out
+        for letter_id in waiting:
+            try:
+                out.append(self._take_kept(letter_id))
+            except Exception:  # noqa: BLE001 - one letter must not stop the others
+                log.exception("mail: letter %s not decided; tried again next round",
+                              letter_id)
+        return out
+
+    def _take_kept(self, letter_id: int) -> Received:
+        raw, sender, recipient = self.mailroom.envelope(letter_id)
+        envelope_from = None if not sender else ("" if sender == "<>" else sender)
+        return self._take(letter_id, raw, len(raw), False, envelope_from,
+                          [a for a in recipient.split(",") if a] or None)
 
     def _take(self, letter_id: int, raw: bytes, size: int, oversize: bool,
               envelope_from: str | None, envelope_to: list[str] | None) -> Received:

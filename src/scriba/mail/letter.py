@@ -12,12 +12,12 @@ import email
 import email.header
 import email.policy
 import hashlib
-import re
 from dataclasses import dataclass, field
 from email.message import Message
 from email.utils import getaddresses, parseaddr
 
 from scriba.mail.htmltext import html_to_text
+from scriba.service.inbound import message_id_of  # the pipe keeps letters under it too
 
 MAX_ATTACHMENT_TEXT = 256 * 1024
 
@@ -36,18 +36,6 @@ class Letter:
     automatic: str = ""  # why the letter is an automatic one (never answered), or ""
     looped: bool = False
     date: str = ""
-
-
-def message_id_of(raw: bytes) -> str:
-    """The Message-ID, or one made from the bytes (the same letter gives the same id)."""
-    head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
-    match = re.search(rb"^message-id:[ \t]*(.*(?:\r?\n[ \t].*)*)", head, re.I | re.M)
-    if match:
-        value = match.group(1).decode("ascii", "replace").strip()
-        value = re.sub(r"\s+", "", value)
-        if 3 <= len(value) <= 400:
-            return value
-    return f"<sha256-{hashlib.sha256(raw).hexdigest()}@scriba.invalid>"
 
 
 def unsigned_identity(letter: Letter) -> str | None:

@@ -13,6 +13,7 @@ import os
 import smtplib
 import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate
@@ -146,11 +147,15 @@ def deliver_once(outbox: Outbox, transport: SmtpTransport | None = None) -> dict
 
 
 def deliver_forever(outbox: Outbox, transport: SmtpTransport | None = None,
-                    interval: float = 5.0, stop: Any = None) -> None:
-    """The delivery loop of ``scriba mail serve`` (and ``scriba serve``)."""
+                    interval: float = 5.0, stop: Any = None,
+                    before: Callable[[], object] | None = None) -> None:
+    """The delivery loop of ``scriba mail serve`` (and ``scriba serve``); ``before`` runs
+    first in each round (deciding the letters a pipe kept)."""
     transport = transport or SmtpTransport()
     while stop is None or not stop.is_set():
         try:
+            if before is not None:
+                before()
             counts = deliver_once(outbox, transport)
             if counts["retry"]:
                 log.warning("mail: %s messages wait for %s", counts["retry"],

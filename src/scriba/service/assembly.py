@@ -8,7 +8,9 @@ serve``, the CLI, the mail commands, a test), and handed to the interfaces toget
 - **seats** (:mod:`.seats`): who sits where — seats, invitations, API tokens;
 - **outbox** and **mailroom** (:mod:`.outbox`, :mod:`.mailroom`): delivery; the outbox is
   registered here as a commit listener of the commands, so a decision and the mail it
-  causes commit together.
+  causes commit together;
+- **metrics** (:mod:`.metrics`): the figures ``/metrics`` shows, on a registry of its own;
+  it counts decisions as a commit listener too. ``/healthz`` is :mod:`.health`.
 
 No part builds another: each is given what it uses (the store, a Protocol of what it
 needs), so the parts import one another in one direction only.
@@ -23,6 +25,7 @@ from scriba.rulecode.host import SandboxHost
 from scriba.service.accounts import Accounts
 from scriba.service.commands import SNAPSHOT_EVERY, Commands
 from scriba.service.mailroom import Mailroom
+from scriba.service.metrics import Metrics
 from scriba.service.outbox import Outbox
 from scriba.service.reads import Reads
 from scriba.service.seats import Seats
@@ -54,6 +57,7 @@ class Service:
     seats: Seats
     outbox: Outbox
     mailroom: Mailroom
+    metrics: Metrics
 
     def close(self) -> None:
         """Write the snapshots still due, stop the rule workers, close the database."""
@@ -72,6 +76,8 @@ def open_service(db_url: str | None = None, *, host: SandboxHost | None = None,
     # Whatever a decision must tell people by mail is queued with its events.
     outbox = Outbox(store, commands, reads)
     commands.add_commit_listener(outbox.on_commit)
+    metrics = Metrics(store, commands.host.pool)
+    commands.add_commit_listener(metrics.on_commit)  # after the outbox: counts what commits
     accounts = Accounts(store, outbox)
     seats = Seats(store, accounts, commands, reads)
-    return Service(commands, reads, accounts, seats, outbox, Mailroom(store))
+    return Service(commands, reads, accounts, seats, outbox, Mailroom(store), metrics)

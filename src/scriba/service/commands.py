@@ -187,6 +187,10 @@ class Commands:
         """The stored events after ``after`` (all by default), up to ``upto`` if given."""
         return self.store.events(game_id, after=after, upto=upto)
 
+    def latest_snapshot(self, game_id: str) -> tuple[int, dict[str, Any]] | None:
+        """The latest stored snapshot (seq, state dict): where the reads' states start."""
+        return self.store.latest_snapshot(game_id)
+
     def cached(self, game_id: str) -> GameState | None:
         """The live cached state if this process has one, without reading the store (for
         a commit listener inside the transaction that is writing the game)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from scriba.kernel import changes as rule_changes
@@ -288,12 +288,47 @@ def compare_rules(before: dict[str, dict[str, Any]],
 
 def tell(events: list[Event], narrator: Narrator, player: str | None,
          kinds: Iterable[str] | None, after_seq: int, limit: int | None,
-         since: str | None, until: str | None) -> list[dict[str, Any]]:
-    """The chronicle's page of ``events`` (see :meth:`.reads.Reads.chronicle`)."""
+         since: str | None, until: str | None,
+         before_seq: int | None = None) -> list[dict[str, Any]]:
+    """The chronicle's page of ``events`` (see :meth:`.reads.Reads.chronicle`);
+    ``before_seq`` with ``limit``: the last ``limit`` entries before that event."""
     wanted = expand_kinds(kinds)
     asked = {kinds} if isinstance(kinds, str) else {str(k) for k in kinds or ()}
     # Only the score: other variables' changes stay out unless asked for too.
     score_only = "score" in asked and not asked & {"variables", "var_set"}
+
+    def shown(event: Event) -> bool:
+        return not ((wanted is not None and event["type"] not in wanted) or
+                    (wanted is None and bookkeeping(event)) or
+                    (score_only and event["type"] == "var_set"
+                     and event["payload"].get("name") not in narrator.words.score) or
+                    (player is not None and not concerns(event, player)))
+
+    if before_seq is not None:
+        # A page counted back from ``before_seq``: the events it may show are chosen
+        # without narrating (a cheap test each); only they are told, the earlier ones just
+        # noted. Some tell nothing, so twice the page is told, more if that falls short.
+        if until is not None:
+            events = [e for e in events if e["time"] <= until]
+        events = [e for e in events if e["seq"] < before_seq]
+        chosen = [e for e in events if e["seq"] > after_seq and shown(e)
+                  and (since is None or e["time"] >= since)]
+        if limit is None or len(chosen) <= 2 * limit:
+            out = _told(events, narrator, shown, after_seq, None, since, until)
+            return out[-limit:] if limit else out
+        window = 2 * limit
+        while True:
+            start = chosen[-window - 1]["seq"] if window < len(chosen) else after_seq
+            out = _told(events, Narrator(narrator.words), shown, start, None, since, until)
+            if len(out) >= limit or window >= len(chosen):
+                return out[-limit:]
+            window *= 2
+    return _told(events, narrator, shown, after_seq, limit, since, until)
+
+
+def _told(events: list[Event], narrator: Narrator, shown: Callable[[Event], bool],
+          after_seq: int, limit: int | None, since: str | None,
+          until: str | None) -> list[dict[str, Any]]:
     out = []
     # Earlier events still name the timers and assets that later ones refer to.
     for event in events:
@@ -302,11 +337,7 @@ def tell(events: list[Event], narrator: Narrator, player: str | None,
             continue
         if until is not None and event["time"] > until:
             break
-        if (wanted is not None and event["type"] not in wanted) or \
-                (wanted is None and bookkeeping(event)) or \
-                (score_only and event["type"] == "var_set"
-                 and event["payload"].get("name") not in narrator.words.score) or \
-                (player is not None and not concerns(event, player)):
+        if not shown(event):
             narrator.note(event)
             continue
         text = narrator.tell(event)

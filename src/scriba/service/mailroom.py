@@ -94,11 +94,12 @@ class Mailroom:
                 status=status, result=result[:20000], game_id=game_id, player=player,
                 auth=auth))
 
-    def unfinished(self) -> list[int]:
-        """Letters kept but not decided (a crash between keeping and deciding)."""
+    def unfinished(self, statuses: tuple[str, ...] = ("kept", "deciding")) -> list[int]:
+        """Letters kept but not decided (a crash between keeping and deciding; or only
+        ``("kept",)``: kept by a pipe and not yet taken by anyone)."""
         with self._session() as session:
             return list(session.scalars(select(Letter.id).where(
-                Letter.status.in_(("kept", "deciding"))).order_by(Letter.id)))
+                Letter.status.in_(statuses)).order_by(Letter.id)))
 
     def reopen(self, letter_id: int) -> None:
         with self._session.begin() as session:

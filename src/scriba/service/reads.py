@@ -10,10 +10,12 @@ work on the cached current state; reading the past replays the log up to that po
 from __future__ import annotations
 
 import copy
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from scriba.kernel import changes as rule_changes
 from scriba.kernel.checking import CANONICAL_CHOICES, KIND_PARAMS
@@ -32,10 +34,13 @@ from scriba.service.history import (
 from scriba.service.listing import period_label
 from scriba.service.messages import translate
 from scriba.service.narrate import Narrator, describe_outcome
+from scriba.service.readstate import ReadStates
 from scriba.service.source import GameSource
 from scriba.service.summary import summarize
 from scriba.service.words import Words, declared_words, show_value
 from scriba.store.bulk import collector_paused
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -52,20 +57,41 @@ class ActionInfo:
         return asdict(self)
 
 
+def _reading(method: Callable[..., _T]) -> Callable[..., _T]:
+    """A read of one game (its id first): the game's read state held for the whole call."""
+    @functools.wraps(method)
+    def held(self: Reads, game_id: str, *args: Any, **kwargs: Any) -> _T:
+        with self._states.holding(game_id):
+            return method(self, game_id, *args, **kwargs)
+    return held
+
+
 class Reads:
     """Read-only views of the games of one source (the live states and their log)."""
 
     def __init__(self, source: GameSource) -> None:
         self.source = source
         self.engine = source.engine
+        # The reads' own states, apart from the commands' live ones (see readstate).
+        self._states = ReadStates(source.latest_snapshot,
+                                  lambda game_id, seq: source.events(game_id, after=seq))
         self._logs = LogCache()
         # Public pages show a dry run on every view: the same question about the same
         # state (to the minute) is answered once.
         self._dry_runs = SmallCache(64)
+        self._reports = SmallCache(16)
 
     def load(self, game_id: str) -> GameState:
-        """The current state (the live cached one: read it, never change it)."""
-        return self.source.load(game_id)
+        """The game's last committed state, the reads' own (read it, never change it; it
+        is caught up by the next read of the game: hold :meth:`reading` to use it at
+        length)."""
+        with self._states.holding(game_id) as state:
+            return state
+
+    def reading(self, game_id: str) -> AbstractContextManager[GameState]:
+        """The game's last committed state, held still for the block: the game's read
+        lock, which no command takes (a vote never waits for a page)."""
+        return self._states.holding(game_id)
 
     def now(self, state: GameState) -> str:
         return self.source.now(state)
@@ -93,6 +119,7 @@ class Reads:
                 events = [e for e in events if e["time"] <= limit]
             return fold(events)
 
+    @_reading
     def query(self, game_id: str, name: str, args: dict[str, Any] | None = None) -> Any:
         """The answer of the rules' query ``name`` (a rule's ``query_<name>`` hook)."""
         state = self.load(game_id)
@@ -101,6 +128,7 @@ class Reads:
     # --- the game -------------------------------------------------------------------
     def _game(self, game_id: str) -> GameState:
         state = self.load(game_id)  # an unknown game: errors.UnknownGame, from the store
+        # (inside a @_reading method: the state its read holds, not caught up again)
         if not state.game_id:  # a snapshot-less miss: nothing was ever stored
             raise errors.UnknownGame(translate("There is no game {game}.", "en", game=game_id))
         return state
@@ -110,6 +138,7 @@ class Reads:
         read fetches just the events appended since the last one."""
         return self._logs.events(self.source, game_id)
 
+    @_reading
     def words(self, game_id: str, language: str | None = None,
               state: GameState | None = None) -> Words:
         """The game's own words: labels of variables and offices, vote words, labels."""
@@ -117,6 +146,7 @@ class Reads:
         return declared_words(state, self.engine.declarations(state), language)
 
     # --- actions --------------------------------------------------------------------
+    @_reading
     def actions_for(self, game_id: str, player: str | None) -> list[ActionInfo]:
         """What ``player`` may do now under the rules in force; nothing for a reader
         (``None``). A name that is not (or no longer) a player may only join."""
@@ -133,12 +163,14 @@ class Reads:
                 out.append(action)
         return out
 
+    @_reading
     def officer_actions(self, game_id: str) -> list[ActionInfo]:
         """Actions that only holders of an office may take, whoever holds it now."""
         state = self._game(game_id)
         return [a for a in self._all_actions(state)
                 if any(w.startswith("office:") for w in a.who)]
 
+    @_reading
     def declared_actions(self, game_id: str) -> list[ActionInfo]:
         """Every action the rules in force declare, whoever may take it."""
         return self._all_actions(self._game(game_id))
@@ -171,10 +203,16 @@ class Reads:
                 for r in list_rulesets()]
 
     # --- state ----------------------------------------------------------------------
-    def summary(self, game_id: str) -> dict[str, Any]:
+    @_reading
+    def summary(self, game_id: str, parts: Iterable[str] | None = None) -> dict[str, Any]:
+        """The game now (the JSON of ``scenario run --json``); ``parts``: only those keys
+        (a page showing the players copies no proposal)."""
         # Copies throughout: what a caller does with an answer never reaches the cached state.
-        return copy.deepcopy(summarize(self._game(game_id)))
+        whole = summarize(self._game(game_id))
+        return copy.deepcopy(whole if parts is None else
+                             {key: whole[key] for key in parts if key in whole})
 
+    @_reading
     def status(self, game_id: str, language: str | None = None) -> dict[str, Any]:
         state = self._game(game_id)
         words = self.words(game_id, language, state)
@@ -236,6 +274,7 @@ class Reads:
             events = [e for e in events if e["time"] <= limit]
         return fold(events)
 
+    @_reading
     def rules_at(self, game_id: str, at: str | None = None,
                  seq: int | None = None) -> list[dict[str, Any]]:
         """Every rule as it stood at a date or after an event (now by default), in force
@@ -245,6 +284,7 @@ class Reads:
                        key=lambda r: (not r["in_force"], natural_key(r["id"])))
         return [_rule_dict(r) for r in rules]
 
+    @_reading
     def rule_history(self, game_id: str, rule_id: str) -> dict[str, Any]:
         """The rule now and each of its revisions: which change, when, by whose proposal,
         with the text and code it had after that change."""
@@ -256,6 +296,7 @@ class Reads:
         revisions = rule_revisions(self._log(game_id), rule_id)
         return {**_rule_dict(state.rules[rule_id]), "revisions": revisions}
 
+    @_reading
     def ruleset_diff(self, game_id: str, since: str, until: str | None = None
                      ) -> list[dict[str, Any]]:
         """Rules enacted, repealed or changed between two dates (from the start of
@@ -267,15 +308,26 @@ class Reads:
         return compare_rules(before, after)
 
     # --- proposals ------------------------------------------------------------------
-    def proposals(self, game_id: str, status: str | None = None) -> list[dict[str, Any]]:
+    @_reading
+    def proposals(self, game_id: str, status: str | None = None, before: int | None = None,
+                  limit: int | None = None) -> list[dict[str, Any]]:
+        """The proposals in the order submitted; ``status``: only those; ``before`` (a
+        number) and ``limit``: the newest ``limit`` of those submitted before it. Chosen
+        before they are copied: a page of them costs a page."""
         state = self._game(game_id)
-        return [_proposal_dict(p) for p in state.proposals.values()
-                if status is None or p["status"] == status]
+        chosen = [p for p in state.proposals.values()
+                  if (status is None or p["status"] == status)
+                  and (before is None or p["number"] < before)]
+        if limit is not None:
+            chosen = chosen[-limit:] if limit else []
+        return [_proposal_dict(p) for p in chosen]
 
+    @_reading
     def proposal(self, game_id: str, ref: str | int) -> dict[str, Any]:
         state = self._game(game_id)
         return _proposal_dict(_find_proposal(state, ref))
 
+    @_reading
     def dry_run(self, game_id: str, ref: str | int,
                 language: str | None = None) -> dict[str, Any]:
         from scriba.service.dryrun import dry_run  # kept apart: it drives the kernel
@@ -296,8 +348,12 @@ class Reads:
         """The reply to a command, with the ruleset's own words (see narrate)."""
         if not outcome.accepted or outcome.state is None:
             return describe_outcome(outcome, language)
+        # The outcome's own state, and no read of the store: the outbox asks this inside
+        # the commit (a second session there would undo the decision on a one-connection
+        # database), with a state folded for it.
         state = outcome.state
-        reply = describe_outcome(outcome, language, self.words(game_id, language, state))
+        words = declared_words(state, self.engine.declarations(state), language)
+        reply = describe_outcome(outcome, language, words)
         if state.ended:
             return reply
         try:  # what comes next, in the rules' own words
@@ -310,10 +366,12 @@ class Reads:
         return reply
 
     # --- the chronicle --------------------------------------------------------------
+    @_reading
     def chronicle(self, game_id: str, language: str | None = None,
                   player: str | None = None, kinds: Iterable[str] | None = None,
                   after_seq: int = 0, limit: int | None = None, since: str | None = None,
-                  until: str | None = None) -> list[dict[str, Any]]:
+                  until: str | None = None, before_seq: int | None = None
+                  ) -> list[dict[str, Any]]:
         """The log told as sentences: ``{seq, time, kind, group, actor, text}``.
 
         ``kinds`` are event types or groups (see ``CHRONICLE_GROUPS``: "proposals",
@@ -321,9 +379,12 @@ class Reads:
         variables); a game variable's bookkeeping shows only when ``var_set`` or
         "variables" is asked for. ``player`` keeps what that player did or
         what concerns them; ``since``/``until`` (ISO times, e.g. a period's start and end)
-        and ``after_seq``/``limit`` page through the log."""
+        and ``after_seq``/``limit`` page through the log, oldest first; with
+        ``before_seq``, ``limit`` counts back from that event (the newest page: the
+        game's next seq). Entries are in the log's order either way."""
         state = self._game(game_id)
-        for name, value in (("after_seq", after_seq), ("limit", limit)):
+        for name, value in (("after_seq", after_seq), ("limit", limit),
+                            ("before_seq", before_seq)):
             if value is not None and (not isinstance(value, int) or isinstance(value, bool)
                                       or value < 0):
                 raise errors.InvalidInput(translate(
@@ -334,8 +395,10 @@ class Reads:
         narrator = Narrator(self.words(game_id, language, state))
         since = _time_arg(since, state.language, "since", end_of_day=False)
         until = _time_arg(until, state.language, "until", end_of_day=True)
-        return tell(self._log(game_id), narrator, player, kinds, after_seq, limit, since, until)
+        return tell(self._log(game_id), narrator, player, kinds, after_seq, limit, since, until,
+                    before_seq)
 
+    @_reading
     def period_reports(self, game_id: str, language: str | None = None
                        ) -> list[dict[str, Any]]:
         """One report per period: ``title``, ``start``, ``end`` (None while it runs),
@@ -346,7 +409,14 @@ class Reads:
         one report per calendar day."""
         state = self._game(game_id)
         words = self.words(game_id, language, state)
-        return period_reports_of(self._log(game_id), state, words)
+        # Told once per state and language: every chronicle page shows them, and telling
+        # them walks the whole log (see the report of issue 18).
+        key = (game_id, state.seq, words.language)
+        reports = self._reports.get(key)
+        if reports is None:
+            reports = period_reports_of(self._log(game_id), state, words)
+            self._reports.put(key, reports)
+        return copy.deepcopy(reports)
 
 
 def _allows(who: list[str], state: GameState, player: str, as_player: bool) -> bool:

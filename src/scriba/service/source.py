@@ -15,7 +15,8 @@ from scriba.kernel.state import GameState
 
 
 class GameSource(Protocol):
-    """A game's current state, its log, and the engine that answers about its rules."""
+    """A game's current state, its log and latest snapshot, and the engine that answers
+    about its rules."""
 
     @property
     def engine(self) -> Engine:
@@ -23,12 +24,18 @@ class GameSource(Protocol):
         ...
 
     def load(self, game_id: str) -> GameState:
-        """The current state (the live cached one: not to be changed by a reader)."""
+        """The current state (the live cached one: not to be changed by a reader). The
+        reads keep their own states (from :meth:`latest_snapshot` and :meth:`events`)."""
         ...
 
     def events(self, game_id: str, after: int = 0,
                upto: int | None = None) -> list[Event]:
         """The stored events after ``after``, up to ``upto`` (a seq) when given."""
+        ...
+
+    def latest_snapshot(self, game_id: str) -> tuple[int, dict[str, Any]] | None:
+        """The latest stored snapshot (its seq and the state as a dict), if any: where the
+        reads' own state of the game starts (see :mod:`.readstate`)."""
         ...
 
     def now(self, state: GameState) -> str:

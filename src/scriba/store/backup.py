@@ -1,9 +1,9 @@
 """A consistent copy of a live SQLite database, and putting one back (``scriba backup``,
 ``scriba restore``), through SQLite's online backup API: the copy is what the database held
 at one moment, taken while the server runs (commands wait only for the steps of the copy,
-never fail); a restore writes the copy into the database the same way, so a running server
-sees the restored games at its next read. PostgreSQL has its own tools (``pg_dump``,
-``pg_restore``; the README has the lines).
+never fail); a restore writes the copy into the database the same way — with the server
+stopped, since a running one would go on from the games as it last knew them. PostgreSQL
+has its own tools (``pg_dump``, ``pg_restore``; the README has the lines).
 """
 
 from __future__ import annotations

@@ -25,16 +25,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import dataclasses
-import functools
 import hashlib
 import importlib
 import logging
 import os
 import pkgutil
 import re
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractContextManager
+from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
@@ -54,8 +51,7 @@ from scriba.service.errors import (
     UnknownGame,
 )
 from scriba.service.ratelimit import RateLimited
-from scriba.service.reads import Reads
-from scriba.web import api, auth, deadlines, sessions
+from scriba.web import api, auth, deadlines, health, sessions
 from scriba.web.pages import common
 from scriba.web.problems import TITLES, problem
 
@@ -76,36 +72,6 @@ DOCS_CSP = ("default-src 'self'; script-src 'self' https://cdn.jsdelivr.net {has
 SECURITY_HEADERS = {"x-frame-options": "DENY", "referrer-policy": "same-origin",
                     "x-content-type-options": "nosniff"}
 _INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.DOTALL)
-
-
-class LockedReads:
-    """The reads with each game's calls held by that game's lock.
-
-    The commands fold new events into each game's cached state in place, and a decision
-    changes the state while it is made (and restores it after); a page reading the state
-    meanwhile could see it half-way. So every read about one game (its id first) holds
-    that game's lock for the call; reads of different games run side by side, so one
-    game's slow rule never delays another's pages. Only the reads are wrapped: commands
-    take the lock themselves, and accounts and seats read no game's cached state at
-    length."""
-
-    def __init__(self, reads: Reads, lock: Callable[[str], AbstractContextManager[None]]
-                 ) -> None:
-        self._reads = reads
-        self._lock = lock
-
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._reads, name)
-        if callable(value) and not isinstance(value, type):
-            @functools.wraps(value)
-            def locked(*args: Any, **kwargs: Any) -> Any:
-                game = args[0] if args else kwargs.get("game_id")
-                if not isinstance(game, str):
-                    return value(*args, **kwargs)
-                with self._lock(game):
-                    return value(*args, **kwargs)
-            return locked
-        return value
 
 
 # --- hostile bodies ------------------------------------------------------------------------
@@ -373,7 +339,8 @@ def create_app(service_or_db_url: Service | str | None = None, *,
     body may take to arrive."""
     owned = not isinstance(service_or_db_url, Service)
     raw = service_or_db_url if not owned else open_service(service_or_db_url)
-    service = dataclasses.replace(raw, reads=LockedReads(raw.reads, raw.commands.game_lock))
+    # Reads take no game's write lock: they keep their own states (service/readstate.py).
+    service = raw
     if https_only is None:
         https_only = os.environ.get("SCRIBA_HTTPS", "") not in ("", "0", "false", "no")
 
@@ -403,6 +370,7 @@ def create_app(service_or_db_url: Service | str | None = None, *,
     app.include_router(api.router)
     api.install_openapi(app)
     app.include_router(auth.router)
+    app.include_router(health.router)  # /healthz, /metrics: no player data
     for router in _page_routers():
         app.include_router(router, include_in_schema=False,
                            dependencies=[Depends(sessions.csrf_protect)])
@@ -410,6 +378,7 @@ def create_app(service_or_db_url: Service | str | None = None, *,
     if os.path.isdir(static):
         app.mount("/static", StaticFiles(directory=static), name="static")
     app.add_middleware(sessions.SessionCookies, https_only=https_only)
+    app.add_middleware(health.CommandTiming, observe=service.metrics.observe_command)
     app.add_middleware(BodyGuard, limit=body_limit, seconds=body_seconds)
     app.add_middleware(SecurityHeaders)  # outermost: the guard's refusals carry them too
     return app

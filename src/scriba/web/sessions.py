@@ -2,9 +2,9 @@
 sign-in pages (:mod:`scriba.web.auth`) alike.
 
 - ``get_service(request)`` (alias ``service_from``): the service of this app (its parts:
-  ``commands``, ``reads``, ``accounts``, ``seats``, ...). Its reads are
-  :class:`~scriba.web.app.LockedReads`: every read about a game holds that game's lock,
-  so its cached state is never read half-way through a decision; other games go on.
+  ``commands``, ``reads``, ``accounts``, ``seats``, ...). Its reads keep their own
+  states of the games (the last committed version, :mod:`scriba.service.readstate`) and
+  never take a game's write lock: a page never holds a vote back.
   Call it from sync (``def``) routes, which FastAPI runs in its thread pool.
 - ``current_account(request) -> Account | None``: the signed-in account (the session
   cookie) only. ``Account`` has ``id, email, display_name, language, timezone,

@@ -12,6 +12,10 @@ from scriba.web.pages.game import game_info, page
 
 router = APIRouter()
 FEED_ENTRIES = 50
+PAGE = 100  # chronicle entries on a page
+REPORTS_SHOWN = 5  # the latest periods' reports, when no period is chosen
+PERIODS_LISTED = 100  # the latest periods in the filter's list
+NEWEST = 2**62  # before_seq past any event: the newest page
 KINDS = ("proposal_submitted", "vote_cast", "proposal_resolved", "rule_changed",
          "player_joined", "player_left", "timer_fired", "clock_advanced", "action_taken",
          "var_set", "office_set", "asset_set", "command_refused", "winner_declared",
@@ -27,7 +31,11 @@ def in_period(entry: dict[str, Any], period: dict[str, Any] | None) -> bool:
 
 def chronicle_context(service: Any, game_id: str, reader: common.Reader,
                       player: str | None = None, kind: str | None = None,
-                      period: str | None = None) -> dict[str, Any]:
+                      period: str | None = None, before: int | None = None,
+                      after: int | None = None) -> dict[str, Any]:
+    """One page of the chronicle, newest first: a reader of a long game comes for what
+    happened lately, and goes back with "earlier" (``before``: the entries before that
+    event) or forward with "later" (``after``). Plain links: no JavaScript."""
     reports = service.reads.period_reports(game_id, reader.language)
     chosen = None
     if period not in (None, ""):
@@ -36,30 +44,59 @@ def chronicle_context(service: Any, game_id: str, reader: common.Reader,
             chosen = reports[index] if index >= 0 else None
         except (ValueError, IndexError):
             chosen = None
-    entries = service.reads.chronicle(game_id, reader.language, player=player or None,
-                                      kinds=[kind] if kind else None)
-    entries = [e for e in entries if in_period(e, chosen)]
-    return {"entries": entries, "reports": [chosen] if chosen else reports,
-            "all_reports": reports, "filters": {"player": player or "", "kind": kind or "",
-                                                "period": period or ""},
+    since, until = (chosen["start"], chosen.get("end")) if chosen else (None, None)
+    kinds = [kind] if kind else None
+    ask = {"player": player or None, "kinds": kinds, "since": since, "until": until,
+           "limit": PAGE + 1}  # one more than a page: is there another page that way?
+    if after is not None:
+        entries = service.reads.chronicle(game_id, reader.language, after_seq=after, **ask)
+        later = len(entries) > PAGE
+        entries, earlier = entries[:PAGE], True
+    else:
+        entries = service.reads.chronicle(game_id, reader.language, before_seq=before
+                                          if before is not None else NEWEST, **ask)
+        earlier = len(entries) > PAGE
+        entries, later = entries[-PAGE:], before is not None
+    filters = {"player": player or "", "kind": kind or "", "period": period or ""}
+    kept = {key: value for key, value in filters.items() if value}
+    pages = {"earlier": {**kept, "before": entries[0]["seq"]} if earlier and entries else None,
+             "later": {**kept, "after": entries[-1]["seq"]} if later and entries else None,
+             "latest": kept if later else None}
+    # A long game has a report per period by the thousand: the page shows the latest
+    # few and offers the latest periods to choose (an older one: ?period=N still works).
+    listed = list(enumerate(reports))[-PERIODS_LISTED:]
+    if chosen is not None and all(r is not chosen for _, r in listed):
+        listed.insert(0, (int(str(period)), chosen))
+    return {"entries": entries, "reports": [chosen] if chosen else reports[-REPORTS_SHOWN:],
+            "periods": listed, "filters": filters, "pages": pages,
             "kinds": KINDS}
 
 
 @router.get("/games/{game_id}/chronicle", response_class=HTMLResponse)
 def chronicle_page(request: Request, game_id: str, player: str | None = None,
-                   kind: str | None = None, period: str | None = None) -> Response:
+                   kind: str | None = None, period: str | None = None,
+                   before: int | None = None, after: int | None = None) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
-        ctx = chronicle_context(service, game_id, reader, player, kind, period)
+        ctx = chronicle_context(service, game_id, reader, player, kind, period,
+                                _seq(before), _seq(after))
+        players = service.reads.summary(game_id, ["players"])["players"]
         return common.render(request, "chronicle.html", reader, current="chronicle",
                              game=game_info(status), rule_lang=status.get("language"),
-                             players=sorted(service.reads.summary(game_id)["players"]), **ctx)
+                             players=sorted(players), **ctx)
     return page(request, game_id, build)
+
+
+def _seq(value: int | None) -> int | None:
+    """A page's edge from a link: a seq from 0 (anything else: the newest page)."""
+    return value if value is not None and 0 <= value < NEWEST else None
 
 
 def feed_text(service: Any, game_id: str, status: dict[str, Any], reader: common.Reader,
               base: str, links: common.Links | None = None) -> str:
-    """The chronicle as Atom 1.0 (RFC 4287): the newest sentences first."""
-    entries = service.reads.chronicle(game_id, reader.language)[-FEED_ENTRIES:][::-1]
+    """The chronicle as Atom 1.0 (RFC 4287): the newest sentences first (the last
+    ``FEED_ENTRIES``: a feed reader polls for what is new)."""
+    entries = service.reads.chronicle(game_id, reader.language, before_seq=NEWEST,
+                                      limit=FEED_ENTRIES)[::-1]
     updated = entries[0]["time"] if entries else status.get("time")
     ctx = common.context(reader, links, game=game_info(status), entries=entries,
                          updated=updated, base=base.rstrip("/"),

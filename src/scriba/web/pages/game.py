@@ -79,10 +79,11 @@ def choose_language(request: Request, lang: str = "", next: str = "/") -> Respon
 
 def game_context(service: Any, game_id: str, status: dict[str, Any],
                  reader: common.Reader) -> dict[str, Any]:
-    summary = service.reads.summary(game_id)
+    summary = service.reads.summary(game_id, ["players", "time", "offices", "assets", "vars"])
     players = summary["players"]
     keys = sorted({k for values in players.values() for k in values if k != "status"})
-    proposals = service.reads.proposals(game_id)
+    # The open ones only: filtered before they are copied (the resolved pile can be long).
+    proposals = service.reads.proposals(game_id, status="open")
     words = service.reads.words(game_id, reader.language)
     # The ruleset's score first (its [vocabulary]); values as its [display.variables] say.
     score = [k for k in getattr(words, "score", None) or [] if k in keys]
@@ -101,7 +102,7 @@ def game_context(service: Any, game_id: str, status: dict[str, Any],
         "players": players, "player_keys": score + [k for k in keys if k not in score],
         "players_active": status.get("players") or [n for n, p in players.items()
                                                     if p.get("status") == "active"],
-        "open_proposals": [p for p in proposals if p.get("status") == "open"],
+        "open_proposals": proposals,
         "offices": summary.get("offices") or {}, "assets": summary.get("assets") or {},
         "game_vars": summary.get("vars") or {},
         "rules": service.reads.rules_at(game_id),

@@ -15,12 +15,23 @@ from scriba.web.pages.rules import change_names
 router = APIRouter()
 
 
+PAGE = 100  # proposals on a page, the newest first
+
+
 @router.get("/games/{game_id}/proposals", response_class=HTMLResponse)
-def proposals_page(request: Request, game_id: str) -> Response:
+def proposals_page(request: Request, game_id: str, before: int | None = None) -> Response:
+    """The proposals, newest first, a page at a time ("earlier": ``?before=<number>``)."""
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
+        edge = before if before is not None and before >= 0 else None
+        shown = service.reads.proposals(game_id, before=edge, limit=PAGE + 1)
+        earlier = shown[0]["number"] if len(shown) > PAGE else None
+        shown = shown[-PAGE:]
         return common.render(request, "proposals.html", reader, current="proposals",
                              game=game_info(status), rule_lang=status.get("language"),
-                             proposals=service.reads.proposals(game_id))
+                             proposals=shown, pages={
+                                 "earlier": {"before": shown[0]["number"]} if earlier
+                                 is not None else None,
+                                 "latest": {} if edge is not None else None})
     return page(request, game_id, build)
 
 
