@@ -157,8 +157,8 @@ class Commands:
             self._states[game_id] = state
         return state
 
-    def games(self) -> list[dict[str, Any]]:
-        return self.store.games()
+    def games(self, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+        return self.store.games(limit, offset)
 
     def load(self, game_id: str) -> GameState:
         """Current state: the cached one or the latest snapshot, plus any later events.

@@ -96,14 +96,14 @@ class Reads:
     def now(self, state: GameState) -> str:
         return self.source.now(state)
 
-    def games(self) -> list[dict[str, Any]]:
-        """Every game's line in the listing: id, name, ruleset, events (how many), and its
-        language, period, players (how many) and whether it ended — from the games' rows,
-        kept by their commits, never from their logs."""
+    def games(self, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+        """The games' lines in the listing (``limit`` from ``offset``, or all): id, name,
+        ruleset, events (how many), and its language, period, players (how many) and
+        whether it ended — from the games' rows, kept by their commits, never their logs."""
         return [{"id": g["id"], "name": g["name"], "ruleset": g["ruleset"],
                  "events": g["events"], **{key: (g["listing"] or {}).get(key) for key in
                                            ("language", "period", "players", "ended")}}
-                for g in self.source.games()]
+                for g in self.source.games(limit, offset)]
 
     def log(self, game_id: str) -> list[Event]:
         """The whole log, read anew from the store."""

@@ -42,6 +42,7 @@ class GameSource(Protocol):
         """The game's present moment (its clock's time, or the real time for a real clock)."""
         ...
 
-    def games(self) -> list[dict[str, Any]]:
-        """Every game: ``id``, ``name``, ``ruleset``, ``events`` (how many)."""
+    def games(self, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+        """The games' rows in the order they were made (``limit`` from ``offset``, or
+        all): ``id``, ``name``, ``ruleset``, ``events`` (how many), ``listing``."""
         ...

@@ -447,14 +447,15 @@ class EventStore:
         with self._begin() as connection:
             return self._has_game(connection, game_id)
 
-    def games(self) -> list[dict[str, Any]]:
-        """Every game's row: id, name, ruleset, ``events`` (its last event's number),
-        ``due_at`` and ``listing`` (None until the service first indexes it)."""
+    def games(self, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+        """The games' rows in the order they were made (``limit`` of them from ``offset``,
+        or all): id, name, ruleset, ``events`` (its last event's number), ``due_at`` and
+        ``listing`` (None until the service first indexes it)."""
         with self._begin() as connection:
             rows = connection.execute(
                 select(games_t.c.id, games_t.c.name, games_t.c.ruleset, games_t.c.last_seq,
                        games_t.c.due_at, games_t.c.listing)
-                .order_by(games_t.c.created_at))
+                .order_by(games_t.c.created_at, games_t.c.id).limit(limit).offset(offset))
             return [{"id": g, "name": n, "ruleset": r, "events": seq, "due_at": due,
                      "listing": listing} for g, n, r, seq, due, listing in rows]
 

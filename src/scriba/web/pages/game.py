@@ -16,6 +16,7 @@ from scriba.web.pages import common
 from scriba.web.pages.format import short
 
 router = APIRouter()
+GAMES_PER_PAGE = 50  # games' lines on a page of the listing
 
 
 def game_info(status: dict[str, Any]) -> dict[str, Any]:
@@ -54,15 +55,24 @@ def page(request: Request, game_id: str, build: Any) -> Response:
 
 
 @router.get("/", response_class=HTMLResponse)
-def games_index(request: Request) -> Response:
+def games_index(request: Request, page: str = "1") -> Response:
+    # A page number that is not one (typed by hand) is the first page.
+    page_number = int(page) if page.isdigit() and 0 < len(page) <= 6 and int(page) else 1
     service = common.service_of(request)
     reader = common.reader_for(request)
     games = []
-    for row in service.reads.games():  # one row per game: no game is read for its line
+    # One row per game (no game is read for its line), a page of them: a host's listing
+    # costs the page, not the host.
+    rows = service.reads.games(limit=GAMES_PER_PAGE + 1,
+                               offset=(page_number - 1) * GAMES_PER_PAGE)
+    for row in rows[:GAMES_PER_PAGE]:
         games.append({"id": row["id"], "name": row["name"] or row["id"],
                       "ruleset": row["ruleset"], "period": row["period"],
                       "language": row["language"], "ended": row["ended"]})
-    return common.render(request, "index.html", reader, games=games, current="index")
+    pages = {"earlier": {"page": page_number - 1} if page_number > 1 else None,
+             "later": {"page": page_number + 1} if len(rows) > GAMES_PER_PAGE else None}
+    return common.render(request, "index.html", reader, games=games, pages=pages,
+                         current="index")
 
 
 @router.get("/language")
