@@ -18,9 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import threading
 import uuid
-import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -52,7 +50,7 @@ from scriba.service.inputs import (
 from scriba.service.listing import listing, next_due
 from scriba.service.messages import refusal_text
 from scriba.service.snapshots import SnapshotWriter
-from scriba.service.states import LiveStates
+from scriba.service.states import GameLocks, LiveStates
 from scriba.store.database import is_memory
 from scriba.store.eventstore import EventStore, GameWrite, request_owner
 
@@ -80,10 +78,7 @@ class Commands:
         # The cache of live states: a game's entry is changed only under its lock; an idle
         # game's is let go (:meth:`evict_idle`).
         self._states = LiveStates()
-        # Kept only while some thread holds or waits for them: a lock per text that ever
-        # reached an interface (addresses, tokens) would otherwise pile up for ever.
-        self._locks: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
-        self._locks_guard = threading.Lock()
+        self._locks = GameLocks()
         self._listeners: list[CommitListener] = []
         self._single_connection = is_memory(self.store.url)
         self._snapshots = SnapshotWriter(self.store, inline=self._single_connection)
@@ -107,9 +102,7 @@ class Commands:
         """This process's lock of the game (threads), the first of the write path's locks."""
         if self._single_connection:
             game_id = ""  # an in-memory database is one connection: one writer at a time
-        with self._locks_guard:
-            lock = self._locks.setdefault(game_id, threading.RLock())
-        with lock:
+        with self._locks(game_id):
             yield
 
     def game_lock(self, game_id: str) -> contextlib.AbstractContextManager[None]:

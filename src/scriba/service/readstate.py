@@ -17,7 +17,7 @@ from typing import Any
 
 from scriba.kernel.events import Event
 from scriba.kernel.state import GameState
-from scriba.service.states import LiveStates
+from scriba.service.states import GameLocks, LiveStates
 
 IDLE_STATE_S = 600.0  # a game unread this long: its read state is let go
 EVICT_EVERY_S = 60.0  # how often a read looks for idle states (cheap: a dict scan)
@@ -32,15 +32,10 @@ class ReadStates:
         self._snapshot = snapshot
         self._events_after = events_after
         self._states = LiveStates()
-        self._locks: dict[str, threading.RLock] = {}
-        self._guard = threading.Lock()
+        self._lock = GameLocks()
         self.idle = idle
         self._swept = time.monotonic()
         self._depth = threading.local()  # this thread's reads in progress, per game
-
-    def _lock(self, game_id: str) -> threading.RLock:
-        with self._guard:
-            return self._locks.setdefault(game_id, threading.RLock())
 
     @contextmanager
     def holding(self, game_id: str) -> Iterator[GameState]:

@@ -4,7 +4,9 @@ and a state unused for a while can be let go: read again from its snapshot when 
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -46,3 +48,17 @@ class LiveStates(dict[str, GameState]):
         """Seconds since the game's state was last set (0 for one not held)."""
         used = self.used.get(game_id)
         return 0.0 if used is None else time.monotonic() - used
+
+
+class GameLocks:
+    """A re-entrant lock per game, kept only while some thread holds or waits for it: a
+    lock per text that ever reached an interface (a made-up game in a URL) would otherwise
+    pile up for ever."""
+
+    def __init__(self) -> None:
+        self._locks: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+        self._guard = threading.Lock()
+
+    def __call__(self, game_id: str) -> Any:
+        with self._guard:
+            return self._locks.setdefault(game_id, threading.RLock())
