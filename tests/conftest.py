@@ -117,3 +117,23 @@ def postgres_url() -> Iterator[str]:
         subprocess.run([*run_as, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate",
                         "stop"], capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def fresh_postgres_url(postgres_url: str, request) -> Iterator[str]:
+    """A database of its own in the test cluster, for a test that needs it empty (the
+    session's shared database holds whatever the tests before it made)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = "scriba_" + "".join(c if c.isalnum() else "_" for c in request.node.name).lower()[:50]
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        yield make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()

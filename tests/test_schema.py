@@ -19,7 +19,7 @@ from scriba.store.schema import events, games, metadata
 def empty_url(request, tmp_path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'schema.db'}"
-    return str(request.getfixturevalue("postgres_url"))
+    return str(request.getfixturevalue("fresh_postgres_url"))
 
 
 def _upgrade(url: str, revision: str) -> None:

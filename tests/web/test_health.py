@@ -102,24 +102,21 @@ def test_outbox_depth_shown_and_a_stuck_outbox_fails(site) -> None:
     no_player_data(answer.text)
 
 
-def test_database_gone_is_503(postgres_url) -> None:
+def test_database_gone_is_503(fresh_postgres_url, postgres_url) -> None:
     """The server's PostgreSQL database dropped under it (its connections ended): 503."""
     admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text("DROP DATABASE IF EXISTS scriba_health_gone"))
-        connection.execute(text("CREATE DATABASE scriba_health_gone"))
-    url = make_url(postgres_url).set(database="scriba_health_gone")
-    server = Server(url.render_as_string(hide_password=False))
+    name = make_url(fresh_postgres_url).database
+    server = Server(fresh_postgres_url)
     try:
         assert httpx.get(server.url + "/healthz").status_code == 200
         with admin.connect() as connection:
-            connection.execute(text("DROP DATABASE scriba_health_gone WITH (FORCE)"))
+            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
         answer = httpx.get(server.url + "/healthz", timeout=30)
         assert answer.status_code == 503, answer.text
         body = answer.json()
         assert body["checks"]["database"] == "unreachable"
         assert [p for p in body["problems"] if p.startswith("database:")]
-        assert "scriba_health_gone" not in answer.text and "password" not in answer.text
+        assert name not in answer.text and "password" not in answer.text
     finally:
         server.stop()
         admin.dispose()
