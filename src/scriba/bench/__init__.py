@@ -228,10 +228,13 @@ def replay_figures(service: Service, game_id: str, rounds: int = 5) -> dict[str,
 
 
 def run_json(turns: int = 100, hook_calls: int = 1000,
-             sizes: tuple[int, ...] = SIZES, host: bool = True) -> dict[str, Any]:
+             sizes: tuple[int, ...] = SIZES, host: bool = True,
+             postgres: str | None = None) -> dict[str, Any]:
     """Every figure, measured in one run: one game on one database file, then (``host``)
-    many games over HTTP (:mod:`scriba.bench.host`)."""
+    many games over HTTP (:mod:`scriba.bench.host`); given a PostgreSQL URL, the writers
+    and 16 games served by 1 and 2 processes on it too."""
     from scriba.bench.host import run as host_figures
+    from scriba.bench.host import servers_on_postgres
     from scriba.bench.open import vote_ms_by_open
     from scriba.bench.sizes import build_agora_game
     from scriba.bench.writers import writers_benchmark
@@ -267,4 +270,11 @@ def run_json(turns: int = 100, hook_calls: int = 1000,
         figures["vote_ms_by_open"] = vote_ms_by_open(db_url=db_url)
     if host:  # many games over HTTP against a real server (minutes)
         figures.update(host_figures(say=lambda _line: None))
+    if postgres:
+        for processes in (8, 1, 8, 1):
+            result = writers_benchmark(postgres, processes, 4.0)["votes_per_s"]
+            key = f"pg_writers{processes}_votes_per_s"
+            figures[key] = max(figures.get(key, 0.0), result)
+        figures["pg_games16_votes_per_s_by_servers"] = servers_on_postgres(
+            postgres, say=lambda _line: None)
     return figures

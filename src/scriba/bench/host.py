@@ -13,6 +13,9 @@
   2,000 resolved proposals.
 - ``mail_receive_ms``: ``scriba mail receive`` taking one letter on standard input, as a
   mail server's pipe delivers it (a process per letter).
+- ``pg_games16_votes_per_s_by_servers`` (only given a PostgreSQL URL): 16 games' clients
+  against 1 and then 2 ``scriba serve`` processes on that one database, each game's client
+  sent to one of them (game i to server i mod n, as a proxy hashing the game's path would).
 """
 
 from __future__ import annotations
@@ -109,41 +112,49 @@ def voting_games(db_url: str, count: int, prefix: str) -> dict[str, list[str]]:
     return games
 
 
-def _vote_loop(base: str, game_id: str, tokens: list[str], until: float,
+def _vote_loop(clients: list[Any], game_id: str, until: list[float],
                latencies: list[float], counts: list[int]) -> None:
+    n = accepted = 0
+    while time.monotonic() < until[0]:
+        n += 1
+        body = {"action": "vote", "args": {"proposal": 9001 + n % PROPOSALS,
+                                           "choice": ("FOR", "AGAINST", "PRESENT")[n % 3]}}
+        started = time.perf_counter()
+        answer = clients[n % len(clients)].post(f"/api/v1/games/{game_id}/commands",
+                                                json=body)
+        latencies.append(time.perf_counter() - started)
+        accepted += answer.status_code == 200
+    counts.append(accepted)
+
+
+def votes_per_s(base: str | list[str], games: dict[str, list[str]],
+                seconds: float) -> dict[str, Any]:
+    """One client per game, all at once: accepted votes per second, latencies. Given
+    several servers' base URLs, game i's client goes to server i mod their number. The
+    clients are made before the clock starts (making 128 of them takes a while)."""
     import httpx
 
-    clients = [httpx.Client(base_url=base, timeout=60,
-                            headers={"Authorization": f"Bearer {token}"}) for token in tokens]
-    n = accepted = 0
-    try:
-        while time.monotonic() < until:
-            n += 1
-            body = {"action": "vote", "args": {"proposal": 9001 + n % PROPOSALS,
-                                               "choice": ("FOR", "AGAINST", "PRESENT")[n % 3]}}
-            started = time.perf_counter()
-            answer = clients[n % len(clients)].post(f"/api/v1/games/{game_id}/commands",
-                                                    json=body)
-            latencies.append(time.perf_counter() - started)
-            accepted += answer.status_code == 200
-    finally:
-        for client in clients:
-            client.close()
-        counts.append(accepted)
-
-
-def votes_per_s(base: str, games: dict[str, list[str]], seconds: float) -> dict[str, Any]:
-    """One client per game, all at once: accepted votes per second, latencies."""
-    until = time.monotonic() + seconds
+    bases = [base] if isinstance(base, str) else base
+    clients = {game: [httpx.Client(base_url=bases[index % len(bases)], timeout=60,
+                                   headers={"Authorization": f"Bearer {token}"})
+                      for token in tokens]
+               for index, (game, tokens) in enumerate(games.items())}
+    until = [float("inf")]  # set once every thread is ready to go
     latencies: list[float] = []
     counts: list[int] = []
     threads = [threading.Thread(target=_vote_loop,
-                                args=(base, game, tokens, until, latencies, counts))
-               for game, tokens in games.items()]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+                                args=(clients[game], game, until, latencies, counts))
+               for game in games]
+    try:
+        until[0] = time.monotonic() + seconds
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        for game_clients in clients.values():
+            for client in game_clients:
+                client.close()
     return {"votes_per_s": round(sum(counts) / seconds, 1),
             "p50_ms": round(1000 * statistics.median(latencies), 2),
             "p99_ms": round(1000 * _percentile(latencies, 0.99), 2)}
@@ -269,6 +280,24 @@ def mail_receive_ms(folder: Path, letters: int = 5) -> float:
                        capture_output=True)
         samples.append(time.perf_counter() - started)
     return 1000 * statistics.median(samples)
+
+
+def servers_on_postgres(pg_url: str, seconds: float = 5.0,
+                        say: Callable[[str], None] = print) -> dict[str, float]:
+    """16 games on one PostgreSQL database, served by 1 and then by 2 processes: votes/s
+    by the number of servers. The games are new ones (a fresh prefix) in that database."""
+    import uuid
+
+    games = voting_games(pg_url, 16, f"pg{uuid.uuid4().hex[:6]}-")
+    by_servers: dict[str, float] = {}
+    for count in (1, 2):
+        with contextlib.ExitStack() as stack:
+            bases = [stack.enter_context(serving(pg_url)) for _ in range(count)]
+            votes_per_s(bases, games, 1.0)  # warm: every server's rule workers started
+            by_servers[str(count)] = votes_per_s(bases, games, seconds)["votes_per_s"]
+        say(f"16 games on PostgreSQL, {count} server process(es): "
+            f"{by_servers[str(count)]} votes/s")
+    return by_servers
 
 
 def run(say: Callable[[str], None] = print, seconds: float = 5.0) -> dict[str, Any]:
