@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,28 @@ def scriba(*args: str, db: Path | None = None, check: bool = True) -> subprocess
 def test_lists_bundled_rulesets():
     out = scriba("rulesets").stdout
     assert "equinomic" in out
+    # Each ruleset's name and language, not the seed files they were made from.
+    assert "EquiNomic" in out and "Italian" in out and "German" in out
+    assert ".txt" not in out and "_1e586876702b88c6" not in out
+
+
+# What a developer writes, never a player: Python or JSON values, braces, ISO times.
+DEVELOPER = re.compile(r"\b(None|True|False|null|true|false)\b|[{}]|\[\]|\d{4}-\d\d-\d\dT\d")
+
+
+def test_state_scenario_and_demo_print_sentences_and_tables(tmp_path):
+    db = tmp_path / "scriba.db"
+    suber = BUNDLED / "suber" / "scenarios" / "amended_203.yaml"
+    run_out = scriba("scenario", "run", str(suber)).stdout
+    assert "No winner yet." in run_out and "winner: None" not in run_out
+    assert "Anna: points 4, status active" in run_out
+    demo = scriba("demo", db=db).stdout
+    assert "Anna won." in demo and "Proposal 1 is adopted" in demo
+    state = scriba("state", "demo-1", db=db).stdout
+    assert "Anna won." in state and "2026-03-03 10:00 UTC" in state
+    assert "votes: Bruno favorevole, Carla favorevole." in state  # the ruleset's vote words
+    for out in (run_out, demo, state):
+        assert not DEVELOPER.search(out), DEVELOPER.search(out)
 
 
 def test_a_game_played_from_the_command_line(tmp_path):
@@ -209,9 +232,21 @@ def test_arguments_are_text_and_act_answers_in_sentences(game_db, tmp_path):
 
 
 def test_actions_show_parameters_and_vote_words(game_db):
-    out = scriba("actions", "g1", "Anna", db=game_db).stdout
+    out = scriba("actions", "g1", db=game_db).stdout
     assert "changes" in out and "label" in out
     assert "favorevole = for" in out
+
+
+def test_a_players_actions_are_what_they_may_do_now_the_owed_move_first(tmp_path):
+    db = tmp_path / "scriba.db"
+    scriba("new", "suber", "--game", "s", "-p", "Anna", "-p", "Bruno", db=db)
+    anna = scriba("actions", "s", "Anna", db=db).stdout
+    first = anna.split("\n")[1]
+    assert first.startswith("propose") and "you must do this now" in anna
+    assert "rule 202" in anna and "vote" not in anna  # nothing is open
+    bruno = scriba("actions", "s", "Bruno", db=db).stdout
+    assert "propose" not in bruno and "roll" not in bruno  # not his turn
+    assert "None" not in anna + bruno and "{" not in anna + bruno
 
 
 def test_ids_are_never_cut_at_80_columns(tmp_path):
@@ -246,3 +281,10 @@ def test_an_operator_backs_up_and_restores_the_games(tmp_path):
     refused = scriba("restore", str(wrong), db=db, check=False)
     assert refused.returncode == 1 and "not a SQLite database" in refused.stderr
     assert "kept" in scriba("games", db=db).stdout
+
+
+def test_a_no_break_space_is_a_space_not_an_escape():
+    from scriba.cli.output import visible
+
+    assert visible("10\xa0punti") == "10\xa0punti"  # never "10\\xa0punti"
+    assert visible("a\x1bb") == "a\\x1bb"  # a terminal's control character stays harmless

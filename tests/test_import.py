@@ -50,7 +50,9 @@ def assert_nothing_written(service: Service) -> None:
 def test_a_true_export_imports_and_equals_the_original(service, exported):
     state = service.commands.import_game(lines(exported), game_id="copy")
     original = service.reads.load("eq").to_dict()
-    assert {**state.to_dict(), "game_id": "eq"} == original
+    # The copy gets a name of its own beside the original (issue 19); else it is the same.
+    assert state.name == f"{original['name']} (copia)"
+    assert {**state.to_dict(), "game_id": "eq", "name": original["name"]} == original
     assert service.reads.replay("copy").to_json() == service.reads.load("copy").to_json()
 
 

@@ -79,25 +79,28 @@ def test_sentences_in_three_languages() -> None:
     vote, resolved, repeal = SAMPLES[7], SAMPLES[9], SAMPLES[10]
     assert _tell([vote, resolved, repeal], "en") == [
         "Bruno votes for on proposal 301.", "Proposal 301 is adopted (for 2, against 1).",
-        "Rule 105 is repealed by proposal p301 of Anna."]
+        "Rule 105 is repealed by proposal 301 of Anna."]
     assert _tell([vote, resolved, repeal], "it") == [
         "Bruno vota a favore sulla proposta 301.",
         "La proposta 301 è approvata (a favore 2, contro 1).",
-        "La regola 105 è abrogata con la proposta p301 di Anna."]
+        "La regola 105 è abrogata con la proposta 301 di Anna."]
     assert _tell([vote, resolved, repeal], "de") == [
-        "Bruno stimmt mit dafür über Antrag 301 ab.",
-        "Antrag 301 ist angenommen (dafür 2, dagegen 1).",
-        "Regel 105 wird durch den Antrag p301 von Anna aufgehoben."]
+        "Bruno stimmt mit dafür über Vorschlag 301 ab.",
+        "Vorschlag 301 ist angenommen (dafür 2, dagegen 1).",
+        "Regel 105 wird durch den Vorschlag 301 von Anna aufgehoben."]
 
 
 def test_the_games_own_words_are_used() -> None:
     words = {"variables": {"points": "punti"}, "choices": {"for": "favorevole",
                                                            "against": "contrario"},
-             "proposals": {"301": "p301"}}
+             "proposals": {"301": "Zuppa"}}  # number → title
     told = _tell([SAMPLES[3], SAMPLES[7], SAMPLES[9]], "it", **words)
+    # A proposal is named one way in every sentence: its number with its title.
     assert told == ["Anna: punti +10 (ora 10). (regola 109)",
-                    "Bruno vota favorevole sulla proposta p301.",
-                    "La proposta p301 è approvata (favorevole 2, contrario 1)."]
+                    "Bruno vota favorevole sulla proposta 301 “Zuppa”.",
+                    "La proposta 301 “Zuppa” è approvata (favorevole 2, contrario 1)."]
+    assert _tell([SAMPLES[9]], "de", proposals={"301": "Suppe"}) == [
+        "Vorschlag 301 „Suppe“ ist angenommen (dafür 2, dagegen 1)."]
 
 
 def test_unknown_statuses_and_reasons_are_shown_as_they_are() -> None:
@@ -107,7 +110,7 @@ def test_unknown_statuses_and_reasons_are_shown_as_they_are() -> None:
     quorum = make_event("proposal_resolved", T, None, proposal=7, outcome="failed_quorum",
                         tally={}, reason="quorum")
     assert _tell([quorum], "it") == ["La proposta 7 è decaduta per mancanza del quorum. "
-                                     "Motivo: quorum."]
+                                     "Motivo: mancanza del quorum."]
 
 
 def test_a_tally_shows_every_count_with_the_games_words() -> None:
@@ -118,14 +121,14 @@ def test_a_tally_shows_every_count_with_the_games_words() -> None:
         "Proposal 9402 failed for lack of quorum (voters 2, quorum 3, strength for 6, "
         "PRESENT 0)."]
     assert _tell([agora], "de") == [
-        "Antrag 9402 ist mangels Quorum gescheitert (Abstimmende 2, Quorum 3, "
+        "Vorschlag 9402 ist mangels Quorum gescheitert (Abstimmende 2, Quorum 3, "
         "strength for 6, anwesend 0)."]
 
 
 def test_a_timer_cancelled_is_named_from_when_it_was_set_and_aborts_are_short() -> None:
     told = _tell(SAMPLES, "en")
     assert told[SAMPLES.index(SAMPLES[14])] == "Deadline “fine” cancelled. (rule 3)"
-    assert told[-2] == "The code of rule 201 failed in on_vote_cast: fail: boom"
+    assert told[-2] == "The code of rule 201 failed in on vote cast: fail: boom"
 
 
 def test_names_and_texts_stay_verbatim_and_are_never_formatted() -> None:
@@ -136,7 +139,7 @@ def test_names_and_texts_stay_verbatim_and_are_never_formatted() -> None:
               make_event("notice", T, None, text=hostile)]
     told = _tell(events, "en")
     assert told[0] == f"{hostile} joins the game."
-    assert told[1] == f"{hostile} submits proposal {{label}}, “<b>{{title}}</b>”: ."
+    assert told[1] == f"{hostile} submits proposal 1, “<b>{{title}}</b>”: ."
     assert told[2] == hostile
 
 
@@ -153,11 +156,12 @@ def test_describe_outcome_of_a_vote_in_suber(svc: Service) -> None:
     change = {"enact": {"title": "Soup", "text": "Players may bring soup."}}
     proposed = svc.commands.perform("s1", "Anna", "propose", {"label": "p301", "changes": [change]})
     assert svc.reads.describe_outcome("s1", proposed).startswith(
-        "Proposal recorded: Anna submits proposal p301: enact a new rule, “Soup”.")
+        "Proposal recorded: Anna submits proposal 301: enact a new rule, “Soup”.")
     vote = svc.commands.perform("s1", "Bruno", "vote", {"proposal": "p301", "choice": "aye"})
     reply = svc.reads.describe_outcome("s1", vote)
-    assert reply.startswith("Vote recorded: Bruno votes yes on proposal p301.")
-    assert reply.endswith("Proposal p301 is open. Round 1, turn 1: Anna moves; proposal 301 "
+    # Named as the rules' own status names it: "301", never "p301" beside it.
+    assert reply.startswith("Vote recorded: Bruno votes yes on proposal 301.")
+    assert reply.endswith("Proposal 301 is open. Round 1, turn 1: Anna moves; proposal 301 "
                           "awaits the votes of Anna, Carla. Judge: Carla.")  # rule 202's status
     refused = svc.commands.perform("s1", "Bruno", "vote", {"proposal": "p301", "choice": "maybe"})
     assert describe_outcome(refused, "en") == refused.message
@@ -185,9 +189,9 @@ def test_describe_outcome_names_the_deadline_of_a_giornata(svc: Service) -> None
 
 
 @pytest.mark.parametrize(("ruleset", "scenario", "expected"), [
-    ("equinomic", "full_game", "La proposta p1 è approvata"),
-    ("anderwelt", "ganzes_spiel", "Antrag 1 ist angenommen"),
-    ("suber", "whole_game", "Proposal p301 is adopted"),
+    ("equinomic", "full_game", "La proposta 1 è approvata"),
+    ("anderwelt", "ganzes_spiel", "Vorschlag 1 „Presse mit Überschrift“ ist angenommen"),
+    ("suber", "whole_game", "Proposal 301 is adopted"),
 ])
 def test_chronicle_of_a_whole_game_in_its_language(svc: Service, ruleset: str, scenario: str,
                                                    expected: str) -> None:

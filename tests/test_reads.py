@@ -50,7 +50,8 @@ def test_unknown_game_is_refused_by_every_read(eq: tuple[Service, str]) -> None:
 def test_actions_for_a_player_carry_params_and_the_rulesets_vote_words(
         eq: tuple[Service, str]) -> None:
     svc, game = eq
-    actions = {a.name: a for a in svc.reads.actions_for(game, "Anna")}
+    # What her seat permits (what she may do now, asked of the rules: test_available.py).
+    actions = {a.name: a for a in svc.reads.permitted_actions(game, "Anna")}
     assert actions["propose"].kind == "propose"
     assert actions["propose"].params["changes"] == "changes"
     assert actions["propose"].params["in_vigore_dal"] == "str?"  # declared by rule 102
@@ -75,9 +76,11 @@ def test_officer_actions_are_the_ones_held_by_offices() -> None:
         officer = {a.name: a for a in svc.reads.officer_actions("s")}
         assert "judge" in officer and officer["judge"].who == ["office:Judge"]
         judge = svc.reads.status("s")["offices"]["Judge"]
-        assert "judge" in {a.name for a in svc.reads.actions_for("s", judge)}
+        assert "judge" in {a.name for a in svc.reads.permitted_actions("s", judge)}
+        # Nothing called for judgment yet: the Judge's office permits it, the rules offer it not.
+        assert "judge" not in {a.name for a in svc.reads.actions_for("s", judge)}
         other = next(p for p in ("Anna", "Bruno", "Carla") if p != judge)
-        assert "judge" not in {a.name for a in svc.reads.actions_for("s", other)}
+        assert "judge" not in {a.name for a in svc.reads.permitted_actions("s", other)}
     finally:
         svc.close()
 
@@ -213,7 +216,7 @@ def test_chronicle_groups_and_dates(eq: tuple[Service, str]) -> None:
     assert all(e["group"] == "proposals" for e in proposals)
     march_3 = svc.reads.chronicle(game, since="2026-03-03", until="2026-03-03")
     assert march_3 and all(e["time"][:10] == "2026-03-03" for e in march_3)
-    assert any("p1" in e["text"] for e in march_3)
+    assert any("proposta 1" in e["text"] for e in march_3)  # named by number
     score = svc.reads.chronicle(game, kinds=["score"])
     assert any(e["text"].startswith("Anna: punti +10") for e in score)
     assert {e["kind"] for e in score} == {"var_set"}
@@ -233,7 +236,7 @@ def test_period_reports_per_turn(eq: tuple[Service, str]) -> None:
     reports = svc.reads.period_reports(game)
     anna = next(r for r in reports if r["title"] == "Turno di Anna")
     assert anna["end"] == "2026-03-03T11:00:00Z"
-    assert any("p1" in line for line in anna["lines"])
+    assert any("proposta 1" in line for line in anna["lines"])
     assert any(line.startswith("Anna: punti +10") for line in anna["lines"])
     assert anna["scores"] == {"Anna": {"punti": 10}, "Carla": {"punti": 0},
                               "Bruno": {"punti": 0}}
@@ -267,7 +270,7 @@ def test_reads_see_what_another_process_appends(shared_url: str) -> None:
                                        at="2026-03-05T10:00:00Z").accepted
         after = reader.reads.chronicle(game)
         assert after[:len(before)] == before
-        assert after[-1]["text"] == "Anna vota favorevole sulla proposta p2."
+        assert after[-1]["text"] == "Anna vota favorevole sulla proposta 2."
         assert reader.reads.proposal(game, "p2")["votes"] == {"Anna": "for"}
         history = reader.reads.rule_history(game, "109")
         assert [r["revision"] for r in history["revisions"]] == [0, 1]
@@ -285,8 +288,8 @@ def test_a_dry_run_is_answered_once_per_state_and_never_shared(
     assert [r["title"] for r in second["rules_after"]] == ["Musica"]
     assert second == svc.reads.dry_run(game, 2)
     english = svc.reads.dry_run(game, "p2", "en")
-    assert english["events"][0]["text"] == "Proposal p2 is adopted."
-    assert second["events"][0]["text"] == "La proposta p2 è approvata."
+    assert english["events"][0]["text"] == "Proposal 2 is adopted."
+    assert second["events"][0]["text"] == "La proposta 2 è approvata."
 
 
 def test_anderwelt_in_german_the_gms_round_and_a_dry_run() -> None:
@@ -299,7 +302,7 @@ def test_anderwelt_in_german_the_gms_round_and_a_dry_run() -> None:
         assert "set_zat" not in {a.name for a in svc.reads.actions_for("aw", "Anna")}
         zat = svc.commands.perform("aw", "Max", "set_zat", {"deadline": "2026-04-08T18:00:00Z"})
         assert svc.reads.describe_outcome("aw", zat).startswith(
-            "Angenommen: Max führt „set_zat“ aus (deadline: 2026-04-08T18:00:00Z). "
+            "Angenommen: Max führt „ZAT festsetzen“ aus (Zeitpunkt: 2026-04-08 18:00 UTC). "
             "Frist „zat“ gesetzt auf 2026-04-08 18:00 UTC. (Regel G.2)")
         status = svc.reads.status("aw")
         assert status["period"] == "Runde 1" and status["deadline"] == "2026-04-08T18:00:00Z"
@@ -307,13 +310,14 @@ def test_anderwelt_in_german_the_gms_round_and_a_dry_run() -> None:
         assert svc.commands.perform("aw", "Anna", "propose", {"title": "Presse",
                                                               "changes": [change]}
                            ).accepted
-        vote = {a.name: a for a in svc.reads.actions_for("aw", "Bert")}["vote"]
+        vote = {a.name: a for a in svc.reads.permitted_actions("aw", "Bert")}["vote"]
         assert vote.choices["ja"] == "for" and vote.choices["nein"] == "against"
         dry = svc.reads.dry_run("aw", "1")
         assert [r["title"] for r in dry["rules_after"]] == ["Überschrift"]
-        assert dry["events"][0]["text"] == "Antrag 1 ist angenommen."
+        assert dry["events"][0]["text"] == "Vorschlag 1 „Presse“ ist angenommen."
         assert dry["events"][1]["text"].startswith("Regel R.")
-        assert dry["events"][1]["text"].endswith(" durch den Antrag 1 von Anna in Kraft.")
+        assert dry["events"][1]["text"].endswith(
+            " durch den Vorschlag 1 „Presse“ von Anna in Kraft.")
         svc.commands.advance("aw", to="2026-04-08T18:00:00Z")
         reports = svc.reads.period_reports("aw")
         assert [r["title"] for r in reports][-1] == "Runde 1"

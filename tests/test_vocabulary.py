@@ -73,7 +73,8 @@ def test_every_bundled_ruleset_declares_its_period_and_score_and_they_are_shown(
         assert f'class="period" lang="{state.language}">{status["period"]}</p>' in page
     head = re.search(r"<thead><tr><th scope=\"col\">[^<]*</th>(.*?)</tr></thead>", page, re.S)
     assert head is not None
-    first = re.findall(r"<th scope=\"col\"( class=\"score\")?>([^<]*)</th>", head.group(1))
+    first = re.findall(r"<th scope=\"col\"( class=\"score\")? lang=\"\w+\">([^<]*)</th>",
+                       head.group(1))  # the ruleset's labels, marked with its language
     assert [text for score, text in first if score] == labels  # the score, first
     assert first[:len(labels)] == [(' class="score"', label) for label in labels]
 
@@ -102,9 +103,9 @@ def test_values_are_shown_as_the_ruleset_declares(svc: Service, tmp_path: Path) 
     assert words.show("day_start", "2026-04-01T09:00:00Z") == "2026-04-01 09:00 UTC"
     assert words.show("quarantine_sold", False) == "–"
     assert words.show("proposers", ["Anna", "Bert"]) == "Anna, Bert"
-    assert words.show("contests", ["Anna"]) == '["Anna"]'  # nothing declared: as it is
+    assert words.show("contests", ["Anna"]) == "Anna"  # nothing declared: a plain list
     page = _game_page(svc, game, tmp_path)
-    assert '<td class="score">2000 N</td>' in page
+    assert '<td class="score" lang="it">2000 N</td>' in page
     assert svc.reads.period_reports(game)[0]["scores"]["Anna"] == {"Tesoro": 2000}
     paid = {"seq": 9, "time": START, "type": "var_set", "actor": None, "payload": {
         "player": "Anna", "name": "treasure", "delta": -100, "value": 1900, "by_rule": "1"}}

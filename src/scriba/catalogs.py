@@ -9,6 +9,7 @@ sits below every layer (it needs only Babel): the errors, the service and the in
 from __future__ import annotations
 
 import io
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -18,7 +19,10 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
 
-LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+# SCRIBA_LOCALE_DIR: another folder of catalogs, for the test that renders every page in a
+# pseudo-locale (tests/web/test_page_words.py); players never reach it.
+LOCALE_DIR = Path(os.environ.get("SCRIBA_LOCALE_DIR")
+                  or Path(__file__).resolve().parent / "locale")
 DOMAINS = ("scriba", "web", "mail")
 # A language code, never a path: the language comes from readers and letters.
 _LANGUAGE = re.compile(r"[a-z]{2,3}(?:[_-][A-Za-z0-9]{2,8})?")

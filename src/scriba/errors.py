@@ -16,7 +16,31 @@ from scriba.catalogs import lookup
 
 
 class ServiceError(Exception):
-    """Base of every refusal the service raises; the message is for people."""
+    """Base of every refusal the service raises; the message is for people.
+
+    Where the service knows the sentence (a ``scriba`` catalog entry and its values, set
+    by :func:`with_sentence`), an interface tells it again in its reader's language
+    (:func:`told`): a page read in Italian of a German game refuses in Italian."""
+
+    template: str | None = None
+    params: dict[str, object] = {}  # noqa: RUF012 - replaced, never changed in place
+
+
+def with_sentence(error: ServiceError, template: str, **params: object) -> ServiceError:
+    """``error``, able to be told again in another language (see :func:`told`)."""
+    error.template, error.params = template, params
+    return error
+
+
+def told(error: Exception, language: str) -> str:
+    """The refusal in ``language`` where its sentence is known, else as it was raised."""
+    template = getattr(error, "template", None)
+    if template:
+        try:
+            return lookup("scriba", language, template).format(**getattr(error, "params", {}))
+        except (KeyError, IndexError, ValueError):
+            pass
+    return str(error)
 
 
 class UnknownGame(ServiceError, LookupError):

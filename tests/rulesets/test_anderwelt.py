@@ -129,7 +129,7 @@ def test_status_and_open_ballots(service: Service) -> None:
     game = new_game(service)
     assert "noch keinen ZAT" in service.reads.query(game, "status")
     act(service, game, "Max", "set_zat", deadline="2026-03-08T18:00:00Z")
-    assert service.reads.query(game, "status") == "Runde 1 läuft; ZAT: 2026-03-08T18:00:00Z."
+    assert service.reads.query(game, "status") == "Runde 1 läuft; ZAT: 2026-03-08 18:00 UTC."
     act(service, game, "Anna", "propose", title="Gruß",
         changes=[{"enact": {"title": "Gruß", "text": "Jeder grüßt."}}])
     act(service, game, "Dora", "apply")

@@ -53,6 +53,13 @@ def test_token_is_the_last_line_and_works(site) -> None:
     answer = httpx.get(f"{server.url}/api/v1/games/demo/actions",
                        headers=bearer(tokens["Anna"])).json()
     assert answer["player"] == "Anna" and "propose" in {a["name"] for a in answer["actions"]}
+    # Only what she may do now, the owed move first with why; a vote's options when open.
+    first = answer["actions"][0]
+    assert first["name"] == "propose" and first["due"] is True and first["due_reason"]
+    assert {"options", "deadline"} <= set(first)
+    bruno = httpx.get(f"{server.url}/api/v1/games/demo/actions",
+                      headers=bearer(tokens["Bruno"])).json()
+    assert "propose" not in {a["name"] for a in bruno["actions"]}  # not his turn
 
 
 def test_no_action_without_a_token(site) -> None:

@@ -160,11 +160,13 @@ def propose(driver, base: str, game: str, label: str, title: str, text: str) -> 
     assert accepted, message
 
 
-def vote(driver, base: str, game: str, label: str, word: str,
+def vote(driver, base: str, game: str, title: str, word: str,
          extra: dict[str, str] | None = None) -> None:
     driver.get(f"{base}/games/{game}")
     form = driver.find_element(By.ID, "act-vote")
-    fill(form, "a_proposal", label)
+    # The proposal as the page names it: its number with its title.
+    choice = Select(form.find_element(By.NAME, "a_proposal"))
+    choice.select_by_visible_text(next(o.text for o in choice.options if title in o.text))
     form.find_element(By.CSS_SELECTOR, f"input[type=radio][value='{word}']").click()
     for name, value in (extra or {}).items():
         fill(form, name, value)
@@ -275,7 +277,7 @@ def test_three_players_play_a_rule_into_force(server, browser, game) -> None:
         if index == 0:
             driver.get(f"{base}/games/{game}")
             shoot(driver, f"{game}-game-voter")
-        vote(driver, base, game, label, word,
+        vote(driver, base, game, title, word,
              {"a_deferral": "nein"} if game == "anderwelt" else None)
     if game == "anderwelt":  # the deadline passes: round 2 is evaluated
         sign_in(driver, base, OFFICER)
@@ -298,8 +300,8 @@ def test_three_players_play_a_rule_into_force(server, browser, game) -> None:
                      if title in a.find_element(By.XPATH, "..").text)
     shoot(driver, f"{game}-rules")
     rule_link.click()
-    history = driver.find_element(By.CSS_SELECTOR, "ol.history").text
-    assert label in history
+    # The history names the proposal by its number (as every sentence does) and links it.
+    assert driver.find_elements(By.CSS_SELECTOR, f'ol.history a[href$="/proposals/{label}"]')
     shoot(driver, f"{game}-rule")
     driver.get(f"{base}/games/{game}/chronicle")
     chronicle = driver.find_element(By.CSS_SELECTOR, "ol.chronicle").text

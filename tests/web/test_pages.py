@@ -85,7 +85,8 @@ def test_the_proposal_made_through_the_form_is_in_the_game(site) -> None:
     # The flash of the POST-redirect-GET tells the outcome once.
     assert 'class="flash ok"' in page.text
     assert site["eve"].get(f"/games/{GAME}").text.count('class="flash') == 0
-    assert "&lt;i&gt;p1&lt;/i&gt;" in page.text
+    # Named by its number and title (the label is on its own page), escaped.
+    assert "1 – &lt;script&gt;alert(1)&lt;/script&gt;" in page.text
 
 
 @pytest.mark.parametrize("path", [*PAGES, "PROPOSAL"])
@@ -194,12 +195,16 @@ def test_forged_csrf_and_signed_out_posts_change_nothing(site) -> None:
 def test_a_refusal_comes_back_as_the_rules_sentence(site) -> None:
     bruno = signed_in(site["server"].base, PEOPLE["Bruno"], PASSWORD)
     token = csrf_of(bruno.get(f"/games/{GAME}").text)
-    bruno.post(f"/games/{GAME}/act/propose", data={
+    answer = bruno.post(f"/games/{GAME}/act/propose", data={
         "csrf_token": token, "request_id": "bruno-out-of-turn", "c_type": "repeal",
         "c_rule": "112"})
-    page = bruno.get(f"/games/{GAME}").text
-    assert 'class="flash refused"' in page
+    # The page again (nothing was done: no redirect), the form as it was sent.
+    assert answer.status_code == 400
+    page = answer.text
+    assert 'class="field-error"' in page
     assert "turno" in page  # equinomic's own refusal, in Italian
+    assert '<option value="repeal" selected>' in page
+    assert '<option value="112" selected>' in page
 
 
 def test_language_choice_is_remembered_and_redirects_stay_here(site) -> None:
@@ -322,9 +327,9 @@ def test_hostile_forms_get_a_refusal_not_an_error(site, fields) -> None:
     token = csrf_of(bruno.get(f"/games/{GAME}").text)
     before = log_length(site["db"])
     answer = bruno.post(f"/games/{GAME}/act/propose", data={"csrf_token": token, **fields})
-    assert answer.status_code in (303, 413), answer.text[:300]
-    if answer.status_code == 303:
-        assert 'class="flash refused"' in bruno.get(f"/games/{GAME}").text
+    assert answer.status_code in (400, 413), answer.text[:300]
+    if answer.status_code == 400:  # the form again, with the refusal
+        assert 'class="field-error"' in answer.text
     # A refused command is recorded (command_refused) or nothing is: never an adoption.
     assert log_length(site["db"]) - before <= 1
 

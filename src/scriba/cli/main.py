@@ -101,6 +101,23 @@ def _table(headers: list[str], rows: list[list[str]]) -> None:
                       for cell, w in zip(row, widths, strict=True)).rstrip())
 
 
+def winner_sentence(winners: list[str], ended: Any = False) -> str:
+    """Who won, as a sentence ("Anna wins." / "No winner yet.")."""
+    if winners:
+        names = ", ".join(safe(w) for w in winners)
+        if ended:
+            return f"{names} won."
+        return f"{names} {'wins' if len(winners) == 1 else 'win'}."
+    return "The game is over without a winner." if ended else "No winner yet."
+
+
+def language_name(code: str) -> str:
+    """A language's English name ("it" → "Italian")."""
+    from babel import Locale
+
+    return str(Locale("en").languages.get(code, code))
+
+
 def _plain(markup: str) -> str:
     from rich.text import Text
 
@@ -114,9 +131,10 @@ def rulesets_command() -> None:
     """List the bundled rulesets."""
     from scriba.service.rulesets import list_rulesets
 
-    _table(["id", "name", "language", "rules", "source"],
-           [[safe(r.id, None), safe(r.name), r.language, str(len(r.rules)), safe(r.source)]
-            for r in list_rulesets()])
+    # The id is what `scriba new` takes; the seed files they come from are no one's business
+    _table(["id", "name", "language", "rules"],
+           [[safe(r.id, None), safe(r.name), safe(language_name(r.language)),
+             str(len(r.rules))] for r in list_rulesets()])
 
 
 @cli.command("games")
@@ -193,12 +211,18 @@ def actions_command(game: str, player: Annotated[str | None, typer.Argument(
             say(f"{safe(player)} may do nothing now in {safe(game, None)}.")
             return
         say(f"What {safe(player)} may do now in {safe(game, None)}:")
-    for action in sorted(actions, key=lambda a: a.name):
+    # Listed for a player: the owed moves first, as the rules put them; all: by name.
+    for action in actions if player is not None else sorted(actions, key=lambda a: a.name):
         who = ", ".join(safe(w) for w in action.who)
         say(f"[bold]{safe(action.name, None)}[/bold] ({safe(action.kind)}; who: {who}; "
             f"rule {safe(action.rule, None)})")
+        if action.due:
+            by = f", by {safe(action.deadline)}" if action.deadline else ""
+            say(f"    you must do this now{by}: {safe(action.due_reason, 500) or '-'}")
         params = ", ".join(f"{safe(k, None)}: {safe(v)}" for k, v in action.params.items())
         say(f"    parameters: {params or '-'}")
+        for param, values in action.options.items():
+            say(f"    {safe(param, None)} may be: {', '.join(safe(v) for v in values)}")
         if action.choices:
             words = ", ".join(f"{safe(w)} = {safe(c)}" for w, c in action.choices.items())
             say(f"    votes: {words}")
@@ -252,6 +276,10 @@ def advance_command(game: str, by: str = typer.Option(None, help="e.g. 3d, 12h")
         raise Mistake("give exactly one of --by or --to")
     service = _service(db)
     state = service.reads.load(game)
+    if service.reads.status(game).get("clock") != "simulated":
+        # As the officer's page and the API: a real clock is the world's, not ours to move.
+        raise Mistake(f"{game} runs on the real clock: its time is now, and its deadlines "
+                      "fire when they fall (scriba serve, or scriba tick). Nothing was moved.")
     before, language = state.seq, state.language
     seconds = validation.duration(by, "by", language) if by is not None else None
     to = validation.moment(to, "to", language) if to is not None else None
@@ -280,7 +308,7 @@ def rules_command(game: str, at: str = typer.Option(None, help="As the rules sto
     rules = [r for r in _service(db).reads.rules_at(game, at=at, seq=seq) if r["in_force"]]
     for rule in rules:
         attrs = ", ".join(f"{safe(k)}={safe(v)}" for k, v in rule["attributes"].items())
-        say(f"[bold]{safe(rule['id'], None)}[/bold] [{rule['revision']}] {safe(rule['title'])}"
+        say(f"[bold]{safe(rule['id'], None)}[/bold] [{rule['revision'] + 1}] {safe(rule['title'])}"
             f"{'  (' + attrs + ')' if attrs else ''}{'  ⚙' if rule['code'] else ''}")
         if full:
             say(safe_block(rule["text"]))
@@ -296,28 +324,38 @@ def rules_command(game: str, at: str = typer.Option(None, help="As the rules sto
 def state_command(game: str, as_json: bool = typer.Option(False, "--json"),
                   db: str = DbOption) -> None:
     """Show a game's state."""
+    from scriba.service.words import choice_word, show_time, status_word
+
     service = _service(db)
     summary = service.reads.summary(game)
     if as_json:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
         return
     status = service.reads.status(game)
+    words = service.reads.words(game, "en")
     period = status.get("period")
-    say(f"[bold]{safe(game, None)}[/bold] — {safe(summary['ruleset'])} — {summary['time']}"
-        + (f" — {safe(period)}" if period else ""))
+    say(f"[bold]{safe(game, None)}[/bold] — {safe(summary['ruleset'])} — "
+        f"{show_time(summary['time'])}" + (f" — {safe(period)}" if period else ""))
     if status.get("deadline"):
-        say(f"next: {safe(status.get('deadline_name') or '')} at {safe(status['deadline'])}")
+        name = status.get("deadline_name")
+        say(f"Next deadline{' (' + safe(name) + ')' if name else ''}: "
+            f"{show_time(status['deadline'])}")
     keys = sorted({k for p in summary["players"].values() for k in p if k != "status"})
-    _table(["player", "status", *[safe(k) for k in keys]],
-           [[safe(name, None), safe(values["status"]), *[safe(values.get(k, "")) for k in keys]]
+    _table(["player", "status", *[safe(words.var(k)) for k in keys]],
+           [[safe(name, None), safe(values["status"]),
+             *[safe(words.show(k, values[k]) if k in values else "") for k in keys]]
             for name, values in summary["players"].items()])
-    offices = ", ".join(f"{safe(o)}: {safe(h)}" for o, h in summary["offices"].items())
-    winners = ", ".join(safe(w) for w in summary.get("winners") or []) or "-"
-    say(f"offices: {offices or '-'}  winner: {winners}")
+    if summary["offices"]:
+        say("Offices: " + ", ".join(f"{safe(words.office(o))} {safe(h or 'vacant')}"
+                                    for o, h in summary["offices"].items()) + ".")
+    say(winner_sentence(summary.get("winners") or [], summary.get("ended")))
     for proposal in summary["proposals"][-10:]:
-        votes = ", ".join(f"{safe(v)}: {safe(c)}" for v, c in proposal["votes"].items())
-        say(f"proposal {proposal['number']} ({safe(proposal['label'])}) by "
-            f"{safe(proposal['author'])}: {safe(proposal['status'])} {{{votes}}}")
+        votes = ", ".join(f"{safe(v)} {safe(choice_word(c, words))}"
+                          for v, c in proposal["votes"].items())
+        title = f" “{safe(proposal['title'])}”" if proposal.get("title") else ""
+        say(f"Proposal {proposal['number']}{title} by {safe(proposal['author'])}: "
+            f"{safe(status_word(proposal['status'], 'en'))}"
+            + (f"; votes: {votes}." if votes else "; no votes yet."))
 
 
 @cli.command("log")
@@ -332,10 +370,13 @@ def log_command(game: str, db: str = DbOption) -> None:
 @cli.command("chronicle")
 def chronicle_command(game: str, player: Annotated[str | None, typer.Option(
         help="Only what this player did or what concerns them")] = None,
+        refusals: Annotated[bool, typer.Option(
+            "--refusals", help="Also the refused commands, as the officer sees them "
+                               "(the public chronicle leaves them out)")] = False,
         db: str = DbOption) -> None:
-    """The game's story, told in sentences in its language."""
+    """The game's story, told in sentences in its language, as the public reads it."""
     service = _service(db)
-    for entry in service.reads.chronicle(game, player=player):
+    for entry in service.reads.chronicle(game, player=player, officer=refusals):
         say(f"[dim]{entry['seq']:>5} {entry['time']}[/dim] {safe_block(entry['text'])}")
 
 
@@ -389,13 +430,15 @@ def export_game(game: str,
 
 @import_app.command("game")
 def import_game(file: Path, game: str = typer.Option(None, help="New game id"),
+                name: str = typer.Option(None, help="The copy's name (default: the file's, "
+                                                    "or '… (copy)' if taken)"),
                 db: str = DbOption) -> None:
     """Import a game exported as JSON lines; it is checked whole first, and a refused
     file leaves nothing behind."""
     if not file.is_file():
         raise Mistake(f"cannot read {file}: no such file")
-    state = _service(db).commands.import_game(file, game)
-    say(f"imported {safe(state.game_id, None)}: {state.seq} events")
+    state = _service(db).commands.import_game(file, game, name)
+    say(f"imported {safe(state.game_id, None)} ({safe(state.name)}): {state.seq} events")
 
 
 # --- scenarios and tools --------------------------------------------------------------
@@ -407,6 +450,7 @@ def scenario_run(file: Path, as_json: bool = typer.Option(False, "--json"),
     """Run a scenario file; exit non-zero when a step goes otherwise than written."""
     from scriba.service import open_service
     from scriba.service.scenario import ScenarioError, load_scenario, run_scenario
+    from scriba.service.words import key_word, show_value
 
     def refuse(error: Exception) -> None:
         if as_json:
@@ -427,10 +471,13 @@ def scenario_run(file: Path, as_json: bool = typer.Option(False, "--json"),
     if as_json:
         print(json.dumps(result.summary, ensure_ascii=False, indent=2))
     else:
-        say(f"{safe(str(file))}: game {safe(result.game_id, None)}, "
-            f"winner: {safe(result.summary['winner'])}")
+        say(f"{safe(str(file))}: game {safe(result.game_id, None)}. "
+            + winner_sentence(result.summary.get("winners") or [],
+                              result.summary.get("ended")))
         for name, values in result.summary["players"].items():
-            say(f"  {safe(name)}: {safe(values, None)}")
+            told = ", ".join(f"{safe(key_word(k, 'en'))} {safe(show_value(v))}"
+                             for k, v in values.items())
+            say(f"  {safe(name)}: {told}")
     for error in result.errors:
         typer.echo(error, err=True)
     if not result.ok:
@@ -513,13 +560,18 @@ def bench_command(turns: int = typer.Option(150, help="Turns of the long game"),
                       False, "--json", help="Print every figure as one JSON object"),
                   host: bool = typer.Option(
                       True, "--host/--no-host",
-                      help="With --json: also many games over HTTP (a few minutes)")) -> None:
+                      help="With --json: also many games over HTTP (a few minutes)"),
+                  postgres: str | None = typer.Option(
+                      None, "--postgres", metavar="URL",
+                      help="With --json: also the writers and 16 games served by 1 and 2 "
+                           "processes on this PostgreSQL database (it gets new games)")
+                  ) -> None:
     """Measure replay speed, vote latency and the cost of a sandboxed hook call."""
     from scriba.bench import run, run_json
 
     if as_json:
         print(json.dumps(run_json(turns=min(turns, 100), hook_calls=min(hook_calls, 1000),
-                                  host=host)))
+                                  host=host, postgres=postgres)))
         return
     run(turns=turns, hook_calls=hook_calls, say=console().print)
 

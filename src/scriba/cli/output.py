@@ -28,8 +28,9 @@ def visible(text: Any, keep: str = "") -> str:
         return text
     out = []
     for char in text:
-        if char in keep or (char.isprintable() and
-                            unicodedata.category(char) not in ("Cf", "Zl", "Zp")):
+        # A no-break space (Zs) is a space to a reader, not "\xa0"
+        if char in keep or unicodedata.category(char) == "Zs" or (
+                char.isprintable() and unicodedata.category(char) not in ("Cf", "Zl", "Zp")):
             out.append(char)
         else:
             code = ord(char)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scriba.kernel import timers
+from scriba.kernel.availability import Availability, available
 from scriba.kernel.checking import CANONICAL_CHOICES, check_actor, check_args
 from scriba.kernel.declarations import Declarations
 from scriba.kernel.errors import Refused
@@ -31,7 +32,8 @@ from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import normalize
 from scriba.kernel.view import build_view
 
-__all__ = ["CANONICAL_CHOICES", "NOT_DISPATCHED", "Command", "Declarations", "Engine"]
+__all__ = ["CANONICAL_CHOICES", "NOT_DISPATCHED", "Availability", "Command", "Declarations",
+           "Engine"]
 _MAX_MESSAGE = 2000
 
 
@@ -201,6 +203,12 @@ class Engine:
         if not isinstance(value, int) or isinstance(value, bool) or str(value) in state.proposals:
             return default  # a number already given never names a second proposal
         return value
+
+    def available(self, state: GameState, actor: str | None, now: str) -> list[Availability]:
+        """What ``actor`` may do now under the rules in force, the moves owed first (see
+        :mod:`~scriba.kernel.availability`): nothing is applied, no event made."""
+        with self.command():
+            return available(Run(self, state, normalize(now)), actor, normalize(now))
 
     # --- time -------------------------------------------------------------------------
     def due_timers(self, state: GameState, now: str) -> list[dict[str, Any]]:

@@ -230,7 +230,9 @@ class Intake:
     def _commands(self, context: LetterContext, game: str, player: str,
                   letter: Letter) -> list[str]:
         try:
-            actions = self.service.reads.actions_for(game, player)
+            # What the seat permits, not only what is open now: a letter naming a move
+            # the rules refuse gets their refusal, not "nothing understood".
+            actions = self.service.reads.permitted_actions(game, player)
         except ServiceError:
             actions = []
         text = strip_quotes(letter.text)

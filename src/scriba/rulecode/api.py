@@ -56,7 +56,7 @@ The names a rule's code may define
 ==================================
 Checked when code is proposed or a game is created (a misspelt hook would silently never
 be called): the declarations ``actions``, ``variables``, ``offices``, ``notices``,
-``reacts_to``; ``check`` and ``check_<action>``;
+``reacts_to``; ``check`` and ``check_<action>``; ``due``;
 ``on_<event type>`` for a type in :data:`EVENTS` and ``on_action_<action>``;
 ``transform_<name>``; ``query_<name>``. ``<action>`` may be any action's name (actions are
 declared by rules, and play may add some).
@@ -231,6 +231,16 @@ def check(game: dict[str, Any], command: dict[str, Any]) -> str | None:
     against the declaration (a vote's ``choice`` is canonical, ``proposal`` a number).
     The message is shown to the player as written: write it in the ruleset's language.
 
+    Checks are also asked **before** a player chooses the arguments, to show them what
+    they may do now: then ``command["probe"]`` is true and ``command["args"]`` holds only
+    what is chosen so far — nothing, or one listed parameter (a proposal, a player, a
+    vote's choice), asked once for each value it may take. An unset argument means "not
+    chosen yet": refuse only what is already known to be refused (not your turn, already
+    voted on this proposal), and read arguments with ``std.arg(command, name)``, which
+    gives None (or a default) for an unset one. A refusal hides the action, or that
+    value, from the player; a check that fails while probing hides nothing (the command
+    is checked in full when it is sent). Probing applies nothing.
+
     Example::
 
         def check(game, command):
@@ -249,6 +259,25 @@ def check(game: dict[str, Any], command: dict[str, Any]) -> str | None:
             return None
     """
     return None
+
+
+def due(game: dict[str, Any]) -> list[dict[str, Any]]:
+    """The moves players owe now: a list of ``std.due(action, player, until=None,
+    why="")`` — the action, who must take it, by when (an ISO time, e.g. a timer's
+    ``at``) and why, in the ruleset's language. Asked when a player's page, ``scriba
+    actions`` or the API lists what they may do: an owed action they may take comes
+    first, with its deadline and the sentence. Owing is shown, never enforced: what
+    happens to a player who does not move is the rules' own doing (a timer, a penalty).
+
+    Example (rule 202 of Suber: the mover rolls once the vote is over)::
+
+        def due(game):
+            if game["vars"].get("turn_phase") == "roll":
+                return [std.due("roll", game["vars"]["turn"],
+                                why = "The vote is over: roll the die.")]
+            return []
+    """
+    return []
 
 
 # --- reactions ------------------------------------------------------------------------
@@ -411,6 +440,11 @@ STD: dict[str, str] = {
     "enact": "std.enact(text, title=\"\", code=None, rule=None, attributes=None) -> a change",
     "repeal": "std.repeal(rule) -> a change",
     "amend": "std.amend(rule, text=None, title=None, code=None) -> a change",
+    # what a player may do now
+    "arg": "std.arg(command, name, default=None) -> a check's argument, or default while it"
+           " is not chosen yet:  std.arg(command, \"proposal\")",
+    "due": "std.due(action, player, until=None, why=\"\") -> a move owed, for due(game):"
+           "  std.due(\"roll\", mover, why=\"The vote is over: roll the die.\")",
     # constants
     "VERSION": "std.VERSION — the std version of this module's definitions",
     "OUTCOMES": "std.OUTCOMES — the proposal outcomes (see \"Proposal outcomes\")",

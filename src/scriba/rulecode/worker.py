@@ -245,6 +245,10 @@ class Sandbox:
         if digest in self.modules:
             self.modules.move_to_end(digest)
             return self.modules[digest]
+        # The rule's own code parsed alone first: a syntax error then points into its own
+        # lines (an unclosed bracket at its end would point into the dispatcher after it;
+        # without the trailing newlines, at the end of its last line, shown).
+        sl.parse(name, code.rstrip(), self.dialect)
         # The view travels as a JSON string decoded inside Starlark: several times cheaper
         # than converting a Python dict value by value. A generated dispatcher does that.
         ast = sl.parse(name, code + _dispatcher(_defined(code)) + std.binding_source(),

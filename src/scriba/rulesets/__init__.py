@@ -2,8 +2,9 @@
 
 ``rulesets/<id>/ruleset.toml`` names the ruleset, its language, the seed it comes from
 and its settings, gives its variables and offices their labels (``[labels.variables]``,
-``[labels.offices]``) and says how the game is read (every key optional; a ruleset that
-declares nothing shows no period and no score):
+``[labels.offices]``) and its actions and their parameters theirs (``[labels.actions.<name>]``,
+see :func:`action_labels`), and says how the game is read (every key optional; a ruleset
+that declares nothing shows no period and no score):
 
 - ``[vocabulary]`` ``period``: game variables that count the game's periods, the first
   the game has wins (``["day"]`` → "Giornata 3" from the label and the value);
@@ -88,23 +89,27 @@ def load_ruleset(ruleset_id: str, root: Path | None = None) -> Ruleset:
     return Ruleset(id=meta.get("id", ruleset_id), name=meta.get("name", ruleset_id),
                    language=meta.get("language", "en"), source=meta.get("source", ""),
                    settings=meta.get("settings", {}), rules=rules, initial=initial or {},
-                   labels=meta.get("labels", {}), vocabulary=vocabulary(meta.get("vocabulary")),
+                   labels=_labels(meta.get("labels")),
+                   vocabulary=vocabulary(meta.get("vocabulary")),
                    display=display(meta.get("display")), path=path)
 
 
-VOCABULARY_KEYS = ("period", "score")
+# period_end: the notice kinds with which the rules end the running period (its report
+# is due then, before the next period begins)
+VOCABULARY_KEYS = ("period", "score", "period_end")
 DISPLAY_KINDS = ("number", "money", "player", "players", "proposal", "date", "flag", "text")
 
 
 def vocabulary(table: Any) -> dict[str, list[str]]:
-    """``[vocabulary]`` checked: each key a list of variable names."""
+    """``[vocabulary]`` checked: each key a list of names (variables; notice kinds for
+    ``period_end``)."""
     table = table or {}
     if not isinstance(table, dict) or set(table) - set(VOCABULARY_KEYS):
         raise RulesetError(f"[vocabulary] takes only {', '.join(VOCABULARY_KEYS)}")
     out = {}
     for key, names in table.items():
         if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
-            raise RulesetError(f"[vocabulary] {key} must be a list of variable names")
+            raise RulesetError(f"[vocabulary] {key} must be a list of names")
         out[key] = list(names)
     return out
 
@@ -124,6 +129,63 @@ def display(table: Any) -> dict[str, dict[str, str]]:
             raise RulesetError(f"[display.variables] {name}: one of "
                                f"{', '.join(DISPLAY_KINDS)}; money with its unit")
         out[str(name)] = {str(k): str(v) for k, v in shown.items()}
+    return out
+
+
+def _labels(table: Any) -> dict[str, Any]:
+    """``[labels]``: name → label tables (variables, offices, assets), ``actions`` checked."""
+    table = dict(table or {})
+    if "actions" in table:
+        table["actions"] = action_labels(table["actions"])
+    return table
+
+
+def _texts(value: Any, where: str) -> dict[str, str]:
+    """A label or help: one string (in the ruleset's language, key ``""``) or a table of
+    language → string."""
+    if isinstance(value, str) and value:
+        return {"": value}
+    if isinstance(value, dict) and value and all(
+            isinstance(k, str) and 2 <= len(k) <= 5 and isinstance(v, str) and v
+            for k, v in value.items()):
+        return dict(value)
+    raise RulesetError(f"{where}: a text, or a table of language = text")
+
+
+def action_labels(table: Any) -> dict[str, dict[str, Any]]:
+    """``[labels.actions.<action>]`` checked: how an action and its parameters are called
+    on pages and in letters, by language::
+
+        [labels.actions.propose]
+        label = { it = "Proponi", en = "Propose" }
+        help = { it = "…", en = "…" }                   # optional
+        params.in_vigore_dal = { it = "In vigore dal", en = "In force from" }
+        params.vote_now = { label = { it = "…", en = "…" }, help = { it = "…", en = "…" } }
+
+    Each text is a string (the ruleset's language) or a table language → string. Returns
+    action → ``{"label": {lang: text}, "help": {…}, "params": {param: {"label": …,
+    "help": …}}}`` (``""`` the ruleset's language)."""
+    if not isinstance(table, dict):
+        raise RulesetError("[labels.actions] takes one table per action")
+    out: dict[str, dict[str, Any]] = {}
+    for name, entry in table.items():
+        where = f"[labels.actions.{name}]"
+        if not isinstance(entry, dict) or "label" not in entry \
+                or set(entry) - {"label", "help", "params"}:
+            raise RulesetError(f"{where}: label (required), help, params")
+        params = entry.get("params") or {}
+        if not isinstance(params, dict):
+            raise RulesetError(f"{where} params: one entry per parameter")
+        shown: dict[str, dict[str, dict[str, str]]] = {}
+        for param, value in params.items():
+            told = value if isinstance(value, dict) and "label" in value else {"label": value}
+            if set(told) - {"label", "help"}:
+                raise RulesetError(f"{where} params.{param}: a label, or label and help")
+            shown[str(param)] = {key: _texts(text, f"{where} params.{param}")
+                                 for key, text in told.items()}
+        out[str(name)] = {"label": _texts(entry["label"], where),
+                          "help": _texts(entry["help"], where) if "help" in entry else {},
+                          "params": shown}
     return out
 
 

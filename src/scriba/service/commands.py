@@ -415,12 +415,14 @@ class Commands:
         for event in self.store.events(game_id):
             yield json.dumps(event, ensure_ascii=False, sort_keys=True)
 
-    def import_game(self, source: Any, game_id: str | None = None) -> GameState:
+    def import_game(self, source: Any, game_id: str | None = None,
+                    name: str | None = None) -> GameState:
         """Import an exported game (a path, a binary file or lines), checked whole before
-        anything is written (:mod:`scriba.service.importing`); all or nothing."""
+        anything is written (:mod:`scriba.service.importing`); all or nothing. ``name``:
+        the copy's (default: the file's, or "… (copy)" if a game is called so already)."""
         from scriba.service.importing import import_game
 
-        game_id = import_game(self.store, source, game_id)
+        game_id = import_game(self.store, source, game_id, name=name)
         with self._lock(game_id):
             self._states.pop(game_id, None)
             self._index(game_id)

@@ -9,7 +9,9 @@ from scriba.errors import (
     RequestIdReused,
     ServiceError,
     UnknownGame,
+    told,
+    with_sentence,
 )
 
 __all__ = ["GameExists", "InvalidInput", "NotAllowed", "NotFound", "RequestIdReused",
-           "ServiceError", "UnknownGame"]
+           "ServiceError", "UnknownGame", "told", "with_sentence"]

@@ -139,6 +139,78 @@ def _record(rule: dict[str, Any], event: Event, change: str,
             "attributes": dict(rule["attributes"]), "in_force": rule["in_force"]}
 
 
+# A refused command is a private mistake (issue 19): told to its author, if a player then,
+# and to the officer; an attempt by someone who is not a player, to the officer only. The
+# log keeps them all (replays, the officer's page); only the chronicle chooses.
+PRIVATE_KINDS = frozenset({"command_refused"})
+
+
+def private_filter(events: list[Event], viewer: str | None,
+                   officer: bool) -> Callable[[Event], bool]:
+    """Whether the reader (``viewer``, the player they sit as, or the ``officer``) may see
+    an event of ``events``: everything but the refusals that are not theirs."""
+    if officer:
+        return lambda event: True
+    if viewer is None:
+        return lambda event: event["type"] not in PRIVATE_KINDS
+    # The viewer's refusals from when they first joined (before it, they were an outsider).
+    joined = next((e["seq"] for e in events if e["type"] == "player_joined"
+                   and (e.get("payload") or {}).get("player") == viewer), None)
+    return lambda event: event["type"] not in PRIVATE_KINDS or (
+        joined is not None and event.get("actor") == viewer and event["seq"] > joined)
+
+
+def outsiders_attempts(events: list[Event], narrator: Narrator,
+                       limit: int) -> list[dict[str, Any]]:
+    """The last ``limit`` refused commands of people who were not players when they sent
+    them, told as chronicle entries (for the officer)."""
+    players: set[str] = set()
+    found = []
+    for event in events:
+        if event["type"] == "player_joined":
+            players.add(str((event.get("payload") or {}).get("player")))
+        elif event["type"] in PRIVATE_KINDS and event.get("actor") not in players:
+            found.append(event)
+    return [{"seq": e["seq"], "time": e["time"], "kind": e["type"], "group": "refusals",
+             "actor": e["actor"], "text": narrator.tell(e), "rules": {}}
+            for e in found[-limit:]]
+
+
+def renumberings(events: list[Event]) -> list[tuple[int, str, str]]:
+    """Every renumbering in the log: ``(seq, from, to)``, in order."""
+    out = []
+    for event in events:
+        change = (event.get("payload") or {}).get("change") if event["type"] == "rule_changed" \
+            else None
+        if isinstance(change, dict) and change.get("type") == "renumber":
+            out.append((event["seq"], str(change.get("rule")), str(change.get("to"))))
+    return out
+
+
+def number_now(renumbered: list[tuple[int, str, str]], rule_id: str, seq: int) -> str:
+    """The number the rule that was ``rule_id`` at event ``seq`` has now (renumbered at
+    that event or after, as often as it was)."""
+    current = str(rule_id)
+    for at, old, new in renumbered:
+        if at >= seq and old == current:
+            current = new
+    return current
+
+
+def rules_named(event: Event) -> list[str]:
+    """The rules an event's sentence names (by number), for links to them."""
+    p = event.get("payload") or {}
+    named: list[Any] = [p.get("by_rule")]
+    if event["type"] in ("rule_changed", "rule_change_failed"):
+        change = p.get("change") or {}
+        named += [change.get("rule"), change.get("to"), (p.get("cause") or {}).get("rule")]
+    elif event["type"] == "rule_code_aborted":
+        named.append(p.get("rule"))
+    elif event["type"] == "proposal_submitted":
+        named += [c.get("rule") for c in p.get("changes") or [] if isinstance(c, dict)]
+    return list(dict.fromkeys(str(r) for r in named if r not in (None, "")))
+
+
 def concerns(event: Event, player: str) -> bool:
     p = event.get("payload") or {}
     return player in (event.get("actor"), p.get("player"), p.get("author"),
@@ -222,14 +294,24 @@ def period_reports_of(events: list[Event], state: GameState,
         if current is None:
             current = open_(translate("Before the first period", words.language),
                             event["time"])
+            current["ours"] = True  # our words, not the rules': a page marks no `lang`
         if lined and text:
             current["lines"].append(text)
+        if kind == "notice" and p.get("kind") in words.period_end and not current.get("ours"):
+            # The rules end the period here (Anderwelt G.2(1): at the ZAT), not when the
+            # next one begins: its report is due now. What follows, until the next period,
+            # is kept apart under the same title.
+            title = current["title"]
+            close(event["time"])
+            current = open_(title, event["time"])
+            current["between"] = True
     close(state.time)
     if pending is not None and pending[0] != reports[-1]["title"]:
         reports.append(open_(*pending))
     if reports and reports[-1]["end"] == state.time and not state.ended:
         reports[-1]["end"] = None  # the period still running
-    return [r for r in reports if r["lines"] or r is reports[-1]]
+    # the time after a period the rules ended, until the next begins, only if it holds news
+    return [r for r in reports if r["lines"] or (r is reports[-1] and not r.get("between"))]
 
 
 def _is_number(value: Any) -> bool:
@@ -237,8 +319,10 @@ def _is_number(value: Any) -> bool:
 
 
 def rule_revisions(events: list[Event], rule_id: str) -> list[dict[str, Any]]:
-    """Each revision of the rule now numbered ``rule_id``, oldest first, following it
-    back through its renumberings."""
+    """Each change of the rule now numbered ``rule_id``, oldest first, following it
+    back through its renumberings (a renumbering's record has ``from``: the old number).
+    ``revision`` counts the text's revisions from 0 (as first written); pages show it
+    from 1."""
     current = rule_id
     lineage: list[dict[str, Any]] = []
     for record in reversed(rule_records(events)):
@@ -248,7 +332,10 @@ def rule_revisions(events: list[Event], rule_id: str) -> list[dict[str, Any]]:
         if record["change"] == "renumber":
             current = record["from"]
     lineage.reverse()
-    return [{k: v for k, v in record.items() if k != "from"} for record in lineage]
+    # "revised": this change made a new revision of the text (the first one, an amendment,
+    # a re-enactment); a renumbering, a new title or attribute keeps the revision it had.
+    return [{**record, "revised": i == 0 or record["revision"] != lineage[i - 1]["revision"]}
+            for i, record in enumerate(lineage)]
 
 
 def compare_rules(before: dict[str, dict[str, Any]],
@@ -289,10 +376,13 @@ def compare_rules(before: dict[str, dict[str, Any]],
 def tell(events: list[Event], narrator: Narrator, player: str | None,
          kinds: Iterable[str] | None, after_seq: int, limit: int | None,
          since: str | None, until: str | None,
-         before_seq: int | None = None) -> list[dict[str, Any]]:
-    """The chronicle's page of ``events`` (see :meth:`.reads.Reads.chronicle`);
+         before_seq: int | None = None, viewer: str | None = None,
+         officer: bool = False) -> list[dict[str, Any]]:
+    """The chronicle's page of ``events`` (see :meth:`.reads.Reads.chronicle`) as the
+    reader sees it (``viewer``: the player they sit as; the ``officer`` sees everything);
     ``before_seq`` with ``limit``: the last ``limit`` entries before that event."""
     wanted = expand_kinds(kinds)
+    visible = private_filter(events, viewer, officer)
     asked = {kinds} if isinstance(kinds, str) else {str(k) for k in kinds or ()}
     # Only the score: other variables' changes stay out unless asked for too.
     score_only = "score" in asked and not asked & {"variables", "var_set"}
@@ -302,7 +392,8 @@ def tell(events: list[Event], narrator: Narrator, player: str | None,
                     (wanted is None and bookkeeping(event)) or
                     (score_only and event["type"] == "var_set"
                      and event["payload"].get("name") not in narrator.words.score) or
-                    (player is not None and not concerns(event, player)))
+                    (player is not None and not concerns(event, player)) or
+                    not visible(event))
 
     if before_seq is not None:
         # A page counted back from ``before_seq``: the events it may show are chosen
@@ -330,6 +421,7 @@ def _told(events: list[Event], narrator: Narrator, shown: Callable[[Event], bool
           after_seq: int, limit: int | None, since: str | None,
           until: str | None) -> list[dict[str, Any]]:
     out = []
+    renumbered = renumberings(events)
     # Earlier events still name the timers and assets that later ones refer to.
     for event in events:
         if event["seq"] <= after_seq or (since is not None and event["time"] < since):
@@ -345,7 +437,10 @@ def _told(events: list[Event], narrator: Narrator, shown: Callable[[Event], bool
             continue
         out.append({"seq": event["seq"], "time": event["time"], "kind": event["type"],
                     "group": KIND_GROUP.get(event["type"], "other"),
-                    "actor": event["actor"], "text": text})
+                    "actor": event["actor"], "text": text,
+                    # each rule the sentence names → its number now (where a link leads)
+                    "rules": {rule: number_now(renumbered, rule, event["seq"])
+                              for rule in rules_named(event)}})
         if limit is not None and len(out) >= limit:
             break
     return out

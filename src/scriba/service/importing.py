@@ -78,9 +78,11 @@ class _Forged(Exception):
 
 
 def import_game(store: EventStore, source: Any, game_id: str | None = None,
-                max_bytes: int = MAX_IMPORT_BYTES) -> str:
+                max_bytes: int = MAX_IMPORT_BYTES, name: str | None = None) -> str:
     """Check the export ``source`` (a path, a binary file, bytes, or lines), then write it
-    as game ``game_id`` (default: the id in the file). Returns the game's id."""
+    as game ``game_id`` (default: the id in the file) called ``name`` (default: the
+    file's, or "… (copy)" when a game of the database has that name already). Returns the
+    game's id."""
     with tempfile.SpooledTemporaryFile(max_size=4 * 2**20) as spool:
         checker = _Checker()
         for number, line in _lines(source, max_bytes, checker):
@@ -97,8 +99,11 @@ def import_game(store: EventStore, source: Any, game_id: str | None = None,
             raise refused(checker.language, None, f"the state is not plain data ({error})") \
                 from None
         new_id = validation.game_id(game_id or checker.state.game_id, checker.language)
+        if name is not None:
+            name = validation.text(name, "name", checker.language, validation.GAME_NAME_MAX,
+                                   blank=False)
         spool.seek(0)
-        _write(store, new_id, checker, spool)
+        _write(store, new_id, checker, spool, name)
         return new_id
 
 
@@ -369,14 +374,28 @@ def _check_plain(value: Any, depth: int) -> None:
             _check_plain(item, depth + 1)
 
 
-def _write(store: EventStore, game_id: str, checker: _Checker, spool: IO[bytes]) -> None:
+def _copy_name(connection: Any, name: str, language: str) -> str:
+    """``name``, or "name (copy)", "name (copy 2)", … when a game has that name already:
+    two games of one server are told apart by their names on every page."""
+    taken = set(connection.execute(select(games_table.c.name)).scalars())
+    candidate, n = name, 1
+    while candidate in taken:
+        candidate = translate("{name} (copy)", language, name=name) if n == 1 else \
+            translate("{name} (copy {n})", language, name=name, n=n)
+        n += 1
+    return candidate[:validation.GAME_NAME_MAX]
+
+
+def _write(store: EventStore, game_id: str, checker: _Checker, spool: IO[bytes],
+           name: str | None = None) -> None:
     """Write the checked events in one transaction, in batches (bounded memory)."""
     language = checker.language
     with store.engine.begin() as connection:
         if connection.execute(select(games_table.c.id).where(games_table.c.id == game_id)).first():
             raise GameExists(validation.game_exists(game_id, language))
+        name = name or _copy_name(connection, checker.state.name or game_id, language)
         connection.execute(insert(games_table), [{
-            "id": game_id, "name": (checker.state.name or game_id)[:200],
+            "id": game_id, "name": name[:200],
             "ruleset": checker.state.ruleset[:64], "created_at": datetime.now(UTC)}])
         batch: list[dict[str, Any]] = []
         for line in spool:
@@ -385,6 +404,7 @@ def _write(store: EventStore, game_id: str, checker: _Checker, spool: IO[bytes])
             event = json.loads(line)
             if event["type"] == "game_created":
                 event["payload"]["game_id"] = game_id
+                event["payload"]["name"] = name  # the copy's own (the pages read it here)
             batch.append({"game_id": game_id, **event})
             if len(batch) >= _BATCH:
                 connection.execute(insert(events_table), batch)

@@ -21,6 +21,7 @@ from scriba.service.words import (
     base_words,
     change_phrase,
     choice_word,
+    key_word,
     short_reason,
     show_time,
     show_value,
@@ -39,10 +40,31 @@ RESOLVED = {
     "expired": "Proposal {label} has expired.", "invalid": "Proposal {label} is invalid.",
 }
 TALLY_WORDS = {"players": "players", "voters": "voters", "quorum": "quorum",
-               "required": "required", "majority": "majority", "needed": "needed"}
+               "required": "required", "majority": "majority", "needed": "needed",
+               "threshold": "threshold", "replaced_by": "replaced by"}
+# Values of a tally and reasons the bundled rules give, as words for readers.
+VALUE_WORDS = {"unanimity": "unanimity", "majority": "majority",
+               "simple_majority": "simple majority"}
+REASON_WORDS = {"vote": "the vote", "veto": "a veto", "quorum": "no quorum",
+                "author_left": "its author left the game", "superseded": "superseded",
+                "void": "void", "turn_ended": "the turn ended", "ruling": "a ruling",
+                "reworded": "reworded"}
+
+
+def reason_word(reason: Any, language: str) -> str:
+    """Why a proposal was decided, in the reader's words where the reason is known."""
+    if isinstance(reason, str) and reason in REASON_WORDS:
+        return _(REASON_WORDS[reason], language)
+    return show_value(reason, language)
 def _tally(tally: Any, words: Words) -> str:
+    return ", ".join(f"{name} {shown}" for name, shown in tally_pairs(tally, words))
+
+
+def tally_pairs(tally: Any, words: Words) -> list[tuple[str, str]]:
+    """A tally as (word, value) pairs in the reader's language: the ruleset's vote words,
+    ours for counts we know ("required", "quorum"), values as words ("unanimity")."""
     if not isinstance(tally, dict) or not tally:
-        return ""
+        return []
     parts = []
     for key, value in tally.items():
         if key == "reason" or not isinstance(value, int | float | str) or value == "":
@@ -53,11 +75,13 @@ def _tally(tally: Any, words: Words) -> str:
             name = _(TALLY_WORDS[key], words.language)
         else:
             name = str(key).replace("_", " ")
-        shown = show_value(value)
+        shown = show_value(value, words.language)
         if isinstance(value, str) and value in words.choices:
             shown = choice_word(value, words)
-        parts.append(f"{name} {shown}")
-    return ", ".join(parts)
+        elif isinstance(value, str) and value in VALUE_WORDS:
+            shown = _(VALUE_WORDS[value], words.language)
+        parts.append((name, shown))
+    return parts
 
 
 class Narrator:
@@ -76,7 +100,7 @@ class Narrator:
         if kind in SILENT:
             text = ""
         elif teller is None:
-            text = _("Event {kind}.", self.language, kind=kind)
+            text = _("Event {kind}.", self.language, kind=key_word(kind, self.language))
         else:
             text = teller(event, payload)
         self.note(event)
@@ -93,7 +117,7 @@ class Narrator:
         elif kind == "asset_destroyed":
             self.assets.discard((str(p.get("kind")), str(p.get("id"))))
         elif kind == "proposal_submitted":
-            self.words.proposals[str(p.get("number"))] = str(p.get("label") or p.get("number"))
+            self.words.proposals[str(p.get("number"))] = str(p.get("title") or "")
         elif kind == "rule_changed":
             change = p.get("change") or {}
             rule = str(change.get("rule"))
@@ -127,7 +151,7 @@ class Narrator:
         if p.get("status") == "active":
             return self._t("{player} is active again.", player=p.get("player"))
         return self._by_rule(self._t("{player} is now {status}.", player=p.get("player"),
-                                     status=p.get("status")), p)
+                                     status=key_word(p.get("status"), self.language)), p)
 
     def _var_set(self, e: Event, p: dict[str, Any]) -> str:
         if not p.get("by_rule") and "delta" not in p:
@@ -162,7 +186,7 @@ class Narrator:
 
     # --- proposals and votes --------------------------------------------------------
     def _proposal_submitted(self, e: Event, p: dict[str, Any]) -> str:
-        label = str(p.get("label") or p.get("number"))
+        label = str(p.get("number"))  # named by its number (and title), as everywhere
         changes = "; ".join(change_phrase(c, self.language) for c in p.get("changes") or []
                             if isinstance(c, dict))
         title = p.get("title") or ""
@@ -197,22 +221,23 @@ class Narrator:
         reason = p.get("reason")
         if not reason and isinstance(p.get("tally"), dict):
             reason = p["tally"].get("reason")
-        if reason:
-            text += " " + self._t("Reason: {reason}.", reason=show_value(reason))
+        if reason and reason != "vote":  # decided by its vote: the tally says it all
+            text += " " + self._t("Reason: {reason}.", reason=reason_word(reason, self.language))
         return text
 
     # --- rules ----------------------------------------------------------------------
     def _cause(self, cause: dict[str, Any]) -> str:
         kind = cause.get("kind")
         if kind == "proposal":
-            label = cause.get("label") or self.words.proposal(cause.get("proposal"))
+            label = self.words.proposal(cause["proposal"]) if cause.get("proposal") \
+                is not None else cause.get("label")
             return self._t("by proposal {label} of {author}", label=label,
                            author=cause.get("author") or "?")
         if kind == "rule":
             return self._t("by rule {rule}", rule=cause.get("rule"))
         if kind == "initial":
             return self._t("from the start")
-        return show_value(kind) if kind else ""
+        return key_word(kind, self.language) if kind else ""
 
     def _rule_changed(self, e: Event, p: dict[str, Any]) -> str:
         change = p.get("change") or {}
@@ -234,9 +259,11 @@ class Narrator:
         }
         template = templates.get(str(kind), "{named}: {kind} {cause}.")
         if kind == "set_attribute":
-            detail = f"{change.get('name')} = {show_value(change.get('value'))}"
+            detail = f"{key_word(change.get('name'), self.language)}: " \
+                f"{show_value(change.get('value'), self.language)}"
         else:
-            detail = ", ".join(f"{k} = {show_value(v)}" for k, v in change.items()
+            detail = ", ".join(f"{key_word(k, self.language)}: {show_value(v, self.language)}"
+                               for k, v in change.items()
                                if k not in ("type", "rule"))
         return self._t(template, named=named, cause=self._cause(p.get("cause") or {}), kind=kind,
                        paragraph=change.get("paragraph", "?"), to=change.get("to", "?"),
@@ -252,7 +279,7 @@ class Narrator:
 
     def _rule_code_aborted(self, e: Event, p: dict[str, Any]) -> str:
         return self._t("The code of rule {rule} failed in {hook}: {reason}",
-                       rule=p.get("rule"), hook=p.get("hook"),
+                       rule=p.get("rule"), hook=key_word(p.get("hook"), self.language),
                        reason=short_reason(p.get("reason")))
 
     # --- time -----------------------------------------------------------------------
@@ -302,27 +329,38 @@ class Narrator:
             "{players} win the game."
         text = self._t(template, players=", ".join(players))
         if p.get("reason"):
-            text += " " + show_value(p["reason"])
+            text += " " + show_value(p["reason"], self.language)
         return text
 
     def _game_ended(self, e: Event, p: dict[str, Any]) -> str:
         text = self._t("The game is over.")
-        return text + (" " + show_value(p["reason"]) if p.get("reason") else "")
+        return text + (" " + show_value(p["reason"], self.language) if p.get("reason") else "")
 
     # --- commands -------------------------------------------------------------------
     def _command_refused(self, e: Event, p: dict[str, Any]) -> str:
         return self._t("{actor} tried \u201c{action}\u201d; refused: {message}",
-                       actor=e.get("actor") or "?", action=p.get("action"),
+                       actor=e.get("actor") or "?", action=self._action(p.get("action")),
                        message=p.get("message", ""))
+
+    def _action(self, name: Any) -> str:
+        """An action as the ruleset calls it (its label), else its name without "_"."""
+        said = self.words.action(str(name)).label
+        return said.text if said is not None else str(name).replace("_", " ")
+
+    def _param(self, action: Any, name: Any) -> str:
+        said = self.words.action(str(action)).params.get(str(name), (None, None))[0]
+        return said.text if said is not None else key_word(name, self.language)
 
     def _action_taken(self, e: Event, p: dict[str, Any]) -> str:
         args = p.get("args") or {}
         if args:
-            shown = ", ".join(f"{k}: {show_value(v)}" for k, v in args.items())
+            shown = ", ".join(f"{self._param(p.get('action'), k)}: "
+                              f"{show_value(v, self.language)}" for k, v in args.items())
             return self._t("{actor} does \u201c{action}\u201d ({args}).",
-                           actor=e.get("actor") or "?", action=p.get("action"), args=shown)
+                           actor=e.get("actor") or "?", action=self._action(p.get("action")),
+                           args=shown)
         return self._t("{actor} does \u201c{action}\u201d.", actor=e.get("actor") or "?",
-                       action=p.get("action"))
+                       action=self._action(p.get("action")))
 
 
 def bookkeeping(event: Event) -> bool:

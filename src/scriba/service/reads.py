@@ -14,20 +14,22 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
-from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 from scriba.kernel import changes as rule_changes
-from scriba.kernel.checking import CANONICAL_CHOICES, KIND_PARAMS
 from scriba.kernel.events import Event, fold
-from scriba.kernel.state import ACTIVE, GameState, natural_key
+from scriba.kernel.state import GameState, natural_key
 from scriba.kernel.timeutil import normalize
-from scriba.service import errors
+from scriba.service import actions, errors
+from scriba.service.actions import ActionInfo
 from scriba.service.history import (
     LogCache,
     SmallCache,
     compare_rules,
+    number_now,
+    outsiders_attempts,
     period_reports_of,
+    renumberings,
     rule_revisions,
     tell,
 )
@@ -41,20 +43,6 @@ from scriba.service.words import Words, declared_words, show_value
 from scriba.store.bulk import collector_paused
 
 _T = TypeVar("_T")
-
-
-@dataclass
-class ActionInfo:
-    name: str
-    kind: str
-    who: list[str]
-    params: dict[str, str]
-    choices: dict[str, str] = field(default_factory=dict)
-    help: str = ""
-    rule: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _reading(method: Callable[..., _T]) -> Callable[..., _T]:
@@ -145,54 +133,31 @@ class Reads:
         state = state or self._game(game_id)
         return declared_words(state, self.engine.declarations(state), language)
 
-    # --- actions --------------------------------------------------------------------
+    # --- actions (see .actions) ------------------------------------------------------
     @_reading
     def actions_for(self, game_id: str, player: str | None) -> list[ActionInfo]:
-        """What ``player`` may do now under the rules in force; nothing for a reader
-        (``None``). A name that is not (or no longer) a player may only join."""
+        """What ``player`` may do now: the actions the rules in force would not refuse,
+        with the values open for their parameters, the moves owed first; nothing for a
+        reader (``None``). A name that is not (or no longer) a player may only join."""
         state = self._game(game_id)
-        if player is None or state.ended:
-            return []
-        is_player = player in state.players and state.players[player]["status"] == ACTIVE
-        out = []
-        for action in self._all_actions(state):
-            if action.kind == "join":
-                if not is_player and _allows(action.who, state, player, as_player=False):
-                    out.append(action)
-            elif _allows(action.who, state, player, as_player=is_player):
-                out.append(action)
-        return out
+        return actions.available(self.engine, state, player, self.now(state))
+
+    @_reading
+    def permitted_actions(self, game_id: str, player: str | None) -> list[ActionInfo]:
+        """The actions ``player``'s seat permits, whatever the rules would say now (what a
+        letter or a form may name); for ``None``, the joining ones open to anyone."""
+        return actions.permitted(self.engine, self._game(game_id), player)
 
     @_reading
     def officer_actions(self, game_id: str) -> list[ActionInfo]:
         """Actions that only holders of an office may take, whoever holds it now."""
-        state = self._game(game_id)
-        return [a for a in self._all_actions(state)
+        return [a for a in actions.declared(self.engine, self._game(game_id))
                 if any(w.startswith("office:") for w in a.who)]
 
     @_reading
     def declared_actions(self, game_id: str) -> list[ActionInfo]:
         """Every action the rules in force declare, whoever may take it."""
-        return self._all_actions(self._game(game_id))
-
-    def _all_actions(self, state: GameState) -> list[ActionInfo]:
-        decl = self.engine.declarations(state)
-        out = []
-        for name, action in decl.actions.items():
-            kind = str(action.get("kind", "plain"))
-            who = action.get("who", "player")
-            who = [str(w) for w in who] if isinstance(who, list) else [str(who)]
-            params = {**KIND_PARAMS.get(kind, {}), **(action.get("params") or {})}
-            choices = {str(k): str(v) for k, v in (action.get("choices") or {}).items()} \
-                if kind == "vote" else {}
-            if kind == "vote":
-                for canonical in CANONICAL_CHOICES:
-                    choices.setdefault(canonical, canonical)
-            out.append(ActionInfo(name=str(name), kind=kind, who=who,
-                                  params={str(k): str(v) for k, v in params.items()},
-                                  choices=choices, help=str(action.get("help", "")),
-                                  rule=str(action.get("rule", ""))))
-        return out
+        return actions.declared(self.engine, self._game(game_id))
 
     # --- rulesets -------------------------------------------------------------------
     def rulesets(self) -> list[dict[str, Any]]:
@@ -291,10 +256,22 @@ class Reads:
         state = self._game(game_id)
         rule_id = str(rule_id)
         if rule_id not in state.rules:
-            raise errors.NotFound(translate("There is no rule {rule} in this game.",
-                                            state.language, rule=rule_id))
+            raise errors.with_sentence(errors.NotFound(translate(
+                "There is no rule {rule} in this game.", state.language, rule=rule_id)),
+                "There is no rule {rule} in this game.", rule=rule_id)
         revisions = rule_revisions(self._log(game_id), rule_id)
         return {**_rule_dict(state.rules[rule_id]), "revisions": revisions}
+
+    @_reading
+    def renumbered(self, game_id: str, rule_id: str) -> str | None:
+        """The number of the rule that was numbered ``rule_id`` until a renumbering, when
+        no rule has that number now (an old address leads there); else None."""
+        state = self._game(game_id)
+        rule_id = str(rule_id)
+        if rule_id in state.rules:
+            return None
+        now = number_now(renumberings(self._log(game_id)), rule_id, 0)
+        return now if now != rule_id and now in state.rules else None
 
     @_reading
     def ruleset_diff(self, game_id: str, since: str, until: str | None = None
@@ -370,9 +347,13 @@ class Reads:
     def chronicle(self, game_id: str, language: str | None = None,
                   player: str | None = None, kinds: Iterable[str] | None = None,
                   after_seq: int = 0, limit: int | None = None, since: str | None = None,
-                  until: str | None = None, before_seq: int | None = None
+                  until: str | None = None, before_seq: int | None = None,
+                  viewer: str | None = None, officer: bool = False
                   ) -> list[dict[str, Any]]:
         """The log told as sentences: ``{seq, time, kind, group, actor, text}``.
+
+        As a reader sees it: refused commands only to their author (``viewer``, the player
+        the reader sits as) and to the ``officer``, who alone sees outsiders' attempts.
 
         ``kinds`` are event types or groups (see ``CHRONICLE_GROUPS``: "proposals",
         "rules", "variables", "deadlines", …; "score": changes of the ruleset's score
@@ -396,7 +377,16 @@ class Reads:
         since = _time_arg(since, state.language, "since", end_of_day=False)
         until = _time_arg(until, state.language, "until", end_of_day=True)
         return tell(self._log(game_id), narrator, player, kinds, after_seq, limit, since, until,
-                    before_seq)
+                    before_seq, viewer, officer)
+
+    @_reading
+    def outsiders_attempts(self, game_id: str, language: str | None = None,
+                           limit: int = 50) -> list[dict[str, Any]]:
+        """The latest refused commands of people who were not players when they sent them
+        (as :meth:`chronicle` entries): the officer's to see, nobody else's."""
+        state = self._game(game_id)
+        narrator = Narrator(self.words(game_id, language, state))
+        return outsiders_attempts(self._log(game_id), narrator, limit)
 
     @_reading
     def period_reports(self, game_id: str, language: str | None = None
@@ -419,15 +409,6 @@ class Reads:
         return copy.deepcopy(reports)
 
 
-def _allows(who: list[str], state: GameState, player: str, as_player: bool) -> bool:
-    for option in who:
-        if option == "anyone" or (option == "player" and as_player):
-            return True
-        if option.startswith("office:") and state.offices.get(option[7:]) == player:
-            return True
-    return False
-
-
 def _rule_dict(rule: dict[str, Any]) -> dict[str, Any]:
     return {"id": rule["id"], "title": rule["title"], "text": rule["text"],
             "code": rule["code"], "attributes": copy.deepcopy(rule["attributes"]),
@@ -439,8 +420,9 @@ def _find_proposal(state: GameState, ref: str | int) -> dict[str, Any]:
     key = str(ref).strip()
     proposal = state.proposal_by_label(key) or state.proposals.get(key)
     if proposal is None:
-        raise errors.NotFound(translate("There is no proposal {proposal}.", state.language,
-                                        proposal=key[:80]))
+        raise errors.with_sentence(errors.NotFound(translate(
+            "There is no proposal {proposal}.", state.language, proposal=key[:80])),
+            "There is no proposal {proposal}.", proposal=key[:80])
     return proposal
 
 
@@ -465,9 +447,10 @@ def _time_arg(value: Any, language: str, name: str, end_of_day: bool) -> Any:
     try:
         moment = normalize(text)
     except (ValueError, TypeError, OverflowError):
-        raise errors.InvalidInput(translate(
-            "{value} is not a date (write e.g. 2026-03-04 or 2026-03-04T10:00:00Z).",
-            language, value=text[:80]), field=name) from None
+        sentence = "{value} is not a date (write e.g. 2026-03-04 or 2026-03-04 10:00)."
+        raise errors.with_sentence(errors.InvalidInput(translate(
+            sentence, language, value=text[:80]), field=name), sentence,
+            value=text[:80]) from None
     if end_of_day and re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return moment[:10] + "T23:59:59Z"
     return moment

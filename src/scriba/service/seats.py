@@ -73,6 +73,7 @@ class Invitation:
     player: str
     expires_at: datetime
     used: bool
+    game_name: str = ""  # how the game is called (the page names it so, not by its id)
 
 
 class Joining(Protocol):
@@ -234,8 +235,11 @@ class Seats:
     def invitation(self, token: str) -> Invitation:
         """What an invitation is for (to show before accepting); unknown → NotFound."""
         row = self._invitation_row(token)
+        with self.session() as session:
+            name = session.execute(select(games_table.c.name).where(
+                games_table.c.id == row.game_id)).scalar()
         return Invitation(row.game_id, row.email, row.player, aware(row.expires_at),
-                          row.used_at is not None)
+                          row.used_at is not None, name or row.game_id)
 
     def _invitation_row(self, token: str) -> InvitationRow:
         if not isinstance(token, str) or not 16 <= len(token) <= 128:
@@ -255,10 +259,13 @@ class Seats:
                            r.used_at is not None) for r in rows]
 
     def accept_invitation(self, token: str, password: str, display_name: str | None = None,
-                          language: str | None = None) -> Account:
+                          language: str | None = None,
+                          signed_in: Account | None = None) -> Account:
         """Take the invited seat: set the password (or prove it, for an existing account),
         join the game (its joining rule where there is one), bind the seat. Once only.
-        A weak new password is refused in ``language`` (else the game's)."""
+        A weak new password is refused in ``language`` (else the game's). ``signed_in``:
+        the account of the session accepting it; when its address is the invitation's,
+        the session is the proof and no password is asked again."""
         row = self._invitation_row(token)
         if row.used_at is not None:
             raise NotAllowed("This invitation has already been used.")
@@ -267,7 +274,11 @@ class Seats:
                              "new one.")
         game_language = self._game_language(row.game_id)
         existing = self.accounts.by_email(row.email)
-        if existing is not None and existing.has_password:
+        proven = signed_in is not None and existing is not None \
+            and signed_in.id == existing.id
+        if proven:
+            pass  # signed in as the invited address: that session proved the password
+        elif existing is not None and existing.has_password:
             # Whoever holds the link may not take over an account that already has a
             # password: they must know it.
             if self.accounts.authenticate(row.email, password) is None:
@@ -282,7 +293,7 @@ class Seats:
             self._join(row.game_id, row.player, game_language)
             account = existing or self._account_for(row.email, display_name or row.player,
                                                     game_language)
-            if not account.has_password:
+            if not account.has_password and not proven:
                 self.accounts.set_password(account.id, password, language or game_language)
             if display_name:
                 self.accounts.update_preferences(account.id, display_name=display_name)
@@ -317,7 +328,7 @@ class Seats:
             raise NotAllowed(outcome.message or "The game refused the new player.")
 
     def _joining_action(self, game_id: str) -> str | None:
-        for info in self.reads.actions_for(game_id, None):
+        for info in self.reads.permitted_actions(game_id, None):
             if info.kind == "join":
                 return info.name
         return None

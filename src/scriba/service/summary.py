@@ -31,7 +31,8 @@ def summarize(state: GameState, refusals: list[dict[str, Any]] | None = None) ->
             for r in state.rules_in_force()
         ],
         "proposals": [
-            {"label": p.get("label"), "number": p["number"], "author": p["author"],
+            {"label": p.get("label"), "number": p["number"], "title": p.get("title"),
+             "author": p["author"],
              "status": p["status"], "reason": p.get("reason"),
              "votes": {voter: v["choice"] for voter, v in p["votes"].items()},
              "tally": p.get("tally", {})}

@@ -8,7 +8,7 @@ Templates are English, translated through the Babel catalog (``scriba.po``).
 
 from __future__ import annotations
 
-import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -37,6 +37,24 @@ CHANGE_WORDS = {
 }
 
 
+@dataclass(frozen=True)
+class Said:
+    """A text and the language it is in (a page marks it with ``lang``)."""
+
+    text: str
+    lang: str
+
+
+@dataclass
+class ActionWords:
+    """An action's words for one reader: its label and help, and per parameter its label
+    and help (``None``: not declared, the interface says it its own way)."""
+
+    label: Said | None = None
+    help: Said | None = None
+    params: dict[str, tuple[Said | None, Said | None]] = field(default_factory=dict)
+
+
 @dataclass
 class Words:
     """A game's own words: variable and office labels, vote words, proposal labels."""
@@ -46,13 +64,18 @@ class Words:
     offices: dict[str, str] = field(default_factory=dict)
     assets: dict[str, str] = field(default_factory=dict)  # kind → its name in the game
     choices: dict[str, str] = field(default_factory=dict)  # canonical → the ruleset's word
-    proposals: dict[str, str] = field(default_factory=dict)  # number → label
+    proposals: dict[str, str] = field(default_factory=dict)  # number → title
     rule_titles: dict[str, str] = field(default_factory=dict)
     # The ruleset's vocabulary (rulesets/__init__.py): what counts periods, what is the
     # score, how a variable's value is shown. Nothing declared: no period, no score.
     period: list[str] = field(default_factory=list)
+    period_end: list[str] = field(default_factory=list)  # notice kinds that end a period
     score: list[str] = field(default_factory=list)
     display: dict[str, dict[str, str]] = field(default_factory=dict)
+    # How actions and their parameters are called ([labels.actions]): action → its texts
+    # by language (rulesets.action_labels); read them with :meth:`action`.
+    action_texts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ruleset_language: str = "en"
 
     def var(self, name: str) -> str:
         return self.variables.get(name, name)
@@ -66,9 +89,9 @@ class Words:
         shown = self.display.get(name) or {}
         kind = shown.get("kind")
         if value is None or kind in (None, "number", "text"):
-            return show_value(value)
+            return show_value(value, self.language)
         if kind == "money" and isinstance(value, int | float) and not isinstance(value, bool):
-            return f"{show_value(value)} {shown.get('unit', '')}".strip()
+            return f"{show_value(value, self.language)} {shown.get('unit', '')}".strip()
         if kind == "flag" and isinstance(value, bool):
             return "✓" if value else "–"
         if kind == "players" and isinstance(value, list):
@@ -77,13 +100,41 @@ class Words:
             return self.proposal(value)
         if kind == "date" and isinstance(value, str):
             return show_time(value)
-        return show_value(value)
+        return show_value(value, self.language)
+
+    def action(self, name: str) -> ActionWords:
+        """An action's label and help, and its parameters', in this reader's language
+        where the ruleset gives it, else in the ruleset's (each with its language)."""
+        texts = self.action_texts.get(name) or {}
+        return ActionWords(
+            label=self._pick(texts.get("label")), help=self._pick(texts.get("help")),
+            params={param: (self._pick(told.get("label")), self._pick(told.get("help")))
+                    for param, told in (texts.get("params") or {}).items()})
+
+    def _pick(self, texts: dict[str, str] | None) -> Said | None:
+        if not texts:
+            return None
+        own = {(lang or self.ruleset_language): text for lang, text in texts.items()}
+        for lang in (self.language, self.ruleset_language, "en"):
+            if lang in own:
+                return Said(own[lang], lang)
+        lang, text = next(iter(own.items()))
+        return Said(text, lang)
 
     def office(self, name: str) -> str:
         return self.offices.get(name, name)
 
     def proposal(self, number: Any) -> str:
-        return self.proposals.get(str(number), str(number))
+        """How a sentence names a proposal: the one way (see :func:`proposal_name`)."""
+        return proposal_name(number, self.proposals.get(str(number)), self.language)
+
+
+def proposal_name(number: Any, title: str | None, language: str) -> str:
+    """A proposal in a sentence: its number, with its title when it has one ("301
+    “Bonus”"); never its label beside its number, never a dash with nothing after it."""
+    if not title:
+        return str(number)
+    return _("{number} \u201c{title}\u201d", language, number=number, title=title)
 
 
 def _(template: str, language: str, **params: Any) -> str:
@@ -109,7 +160,9 @@ def _toml_words(ruleset_id: str) -> dict[str, Any]:
     except (RulesetError, OSError, ValueError):
         return {}
     return {"labels": {kind: {str(k): str(v) for k, v in (table or {}).items()}
-                       for kind, table in ruleset.labels.items() if isinstance(table, dict)},
+                       for kind, table in ruleset.labels.items()
+                       if isinstance(table, dict) and kind != "actions"},
+            "actions": ruleset.labels.get("actions") or {},
             "vocabulary": ruleset.vocabulary, "display": ruleset.display}
 
 
@@ -137,29 +190,60 @@ def ruleset_words(state: Any, language: str | None = None) -> Words:
         variables=dict(labels.get("variables", {})),
         offices=dict(labels.get("offices", {})),
         assets=dict(labels.get("assets", {})),
-        period=list(vocab.get("period", [])), score=list(vocab.get("score", [])),
+        period=list(vocab.get("period", [])),
+        period_end=list(vocab.get("period_end", [])), score=list(vocab.get("score", [])),
         display=dict(_recorded(state, "display", display, toml.get("display", {}))),
+        action_texts=dict(toml.get("actions", {})),
+        ruleset_language=state.language or "en",
     )
 
 
 def base_words(state: Any, language: str | None = None) -> Words:
     """The words a state alone gives: the ruleset's, and proposal labels and rule titles."""
     words = ruleset_words(state, language)
-    words.proposals = {str(n): str(p.get("label") or n) for n, p in state.proposals.items()}
+    words.proposals = {str(n): str(p.get("title") or "") for n, p in state.proposals.items()}
     words.rule_titles = {rid: r["title"] for rid, r in state.rules.items()}
     return words
 
 
-def show_value(value: Any) -> str:
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, bool) or value is None:
-        text = json.dumps(value)
-    elif isinstance(value, int | float):
-        text = f"{value:g}" if isinstance(value, float) else str(value)
-    else:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+# Names of the keys a rule's structured value often has ({"proposal": 1, "author": …}).
+KEY_WORDS = {"proposal": "proposal", "author": "author", "player": "player", "rule": "rule",
+             "players": "players", "text": "text", "title": "title", "number": "number",
+             "time": "time", "reason": "reason", "choice": "choice", "votes": "votes",
+             "mutable": "mutable", "class": "class", "paragraph": "paragraph", "days": "days",
+             "officer": "officer"}
+# A time as the log stores it ("2026-03-04T10:00:00Z"): shown as show_time writes it.
+ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|\+00:00)?")
+
+
+def show_value(value: Any, language: str = "en") -> str:
+    """A value for a reader: never JSON or Python (``{}``, ``[]``, ``None``, ``false``):
+    yes/no, "–" for nothing, lists joined by commas, mappings as "key: value" pairs."""
+    text = _plain(value, language)
     return text if len(text) <= VALUE_LIMIT else text[:VALUE_LIMIT - 1] + "…"
+
+
+def _plain(value: Any, language: str) -> str:
+    if isinstance(value, str):
+        return show_time(value) if ISO_TIME.fullmatch(value) else value
+    if isinstance(value, bool):
+        return _("yes" if value else "no", language)
+    if value is None:
+        return "–"
+    if isinstance(value, int | float):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, dict):
+        return "; ".join(f"{key_word(k, language)}: {_plain(v, language)}"
+                         for k, v in value.items()) or "–"
+    if isinstance(value, list | tuple | set | frozenset):
+        return ", ".join(_plain(v, language) for v in value) or "–"
+    return str(value)
+
+
+def key_word(key: Any, language: str) -> str:
+    """A structured value's key as a word ("in_force_since" → "in force since")."""
+    key = str(key)
+    return _(KEY_WORDS[key], language) if key in KEY_WORDS else key.replace("_", " ")
 
 
 def short_reason(reason: Any) -> str:
@@ -213,7 +297,13 @@ def declared_words(state: Any, decl: Declarations, language: str | None = None) 
         label = label_in(office.get("label"), words.language)
         if label:
             words.offices.setdefault(name, label)
-    for action in decl.actions.values():
+    for name, action in decl.actions.items():
+        # A rule enacted in play may name its action itself ("label": text or by language).
+        said = action.get("label")
+        if name not in words.action_texts and (isinstance(said, str) and said
+                                                or isinstance(said, dict) and said):
+            texts = said if isinstance(said, dict) else {"": said}
+            words.action_texts[name] = {"label": {str(k): str(v) for k, v in texts.items()}}
         if action.get("kind") == "vote":
             for word, canonical in (action.get("choices") or {}).items():
                 words.choices.setdefault(str(canonical), str(word))

@@ -34,7 +34,7 @@ from sqlalchemy import Connection, Text, bindparam, cast, func, select, text, ty
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
 
-from scriba.errors import GameExists, UnknownGame
+from scriba.errors import GameExists, UnknownGame, with_sentence
 from scriba.store.bulk import collector_paused
 from scriba.store.database import check_schema, is_memory, make_engine
 from scriba.store.schema import events as events_t
@@ -145,7 +145,8 @@ class Conflict(Exception):
 
 
 def unknown_game(game_id: str) -> Exception:
-    return UnknownGame(f"There is no game named {game_id!r}.")
+    return with_sentence(UnknownGame(f"There is no game named {game_id!r}."),
+                         "There is no game {game}.", game=game_id)
 
 
 def game_exists(game_id: str) -> Exception:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import secrets
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from scriba.service.errors import NotAllowed, RequestIdReused
@@ -192,8 +193,14 @@ def reports(request: Request, game: str, lang: str | None = None) -> list[dict[s
     return _service(request).reads.period_reports(game, _language(request, lang))
 
 
-@router.get("/games/{game}/rules/{rule}", summary="One rule with its whole history")
-def rule(request: Request, game: str, rule: str) -> dict[str, Any]:
+@router.get("/games/{game}/rules/{rule}", summary="One rule with its whole history",
+            responses={303: {"description": "The rule was renumbered: see the rule it "
+                                            "became (Location)"}})
+def rule(request: Request, game: str, rule: str) -> Any:
+    moved = _service(request).reads.renumbered(game, rule)
+    if moved is not None:
+        return RedirectResponse(f"{router.prefix}/games/{quote(game, safe='')}/rules/"
+                                f"{quote(moved, safe='')}", 303)
     return _service(request).reads.rule_history(game, rule)
 
 
@@ -217,15 +224,29 @@ def dry_run(request: Request, game: str, proposal: str,
     return _service(request).reads.dry_run(game, proposal, _language(request, lang))
 
 
-@router.get("/games/{game}/log", summary="The log told as sentences, a page at a time")
+def _reading_as(request: Request, game_id: str) -> tuple[str | None, bool]:
+    """Who reads: the player the caller sits as (None for anyone else) and whether they
+    are the officer; nobody signed in reads as the public."""
+    if sessions.bearer_token(request) is None and sessions.current_account(request) is None:
+        return None, False
+    account, player = _caller(request, game_id, "")
+    role = _service(request).seats.role(account.id, game_id)
+    return player or role.player, role.kind == "officer"
+
+
+@router.get("/games/{game}/log", summary="The log told as sentences, a page at a time "
+                                         "(refused commands: only the caller's own; all of "
+                                         "them for the officer)")
 def game_log(request: Request, game: str,
              after: int = Query(0, ge=0, le=2**31, description="Entries after this seq"),
              limit: int = Query(100, ge=1, le=LOG_LIMIT),
              player: str | None = Query(None, max_length=64),
              kind: Annotated[list[str] | None, Query(max_length=20)] = None,
              lang: str | None = None) -> dict[str, Any]:
+    viewer, officer = _reading_as(request, game)
     entries = _service(request).reads.chronicle(game, _language(request, lang), player=player,
-                                                kinds=kind, after_seq=after, limit=limit)
+                                                kinds=kind, after_seq=after, limit=limit,
+                                                viewer=viewer, officer=officer)
     following = entries[-1]["seq"] if len(entries) == limit else None
     return {"entries": entries, "next_after": following}
 
@@ -233,8 +254,10 @@ def game_log(request: Request, game: str,
 @router.get("/games/{game}/actions", summary="What the caller may do now",
             responses=AUTH_PROBLEMS)
 def actions(request: Request, game: str) -> dict[str, Any]:
-    """The caller's player's actions under the rules in force (an anonymous reader's, such
-    as joining, without credentials); the officer's actions for the game's officer."""
+    """What the caller's player may do now: only the actions the rules in force would
+    accept, each with ``options`` (per parameter, the values open now; a parameter not
+    there is typed freely) and, for a move a rule says is owed, ``due``, ``deadline`` and
+    ``due_reason`` — the owed ones first. The officer's actions for the game's officer."""
     service = _service(request)
     player = None
     officer = False

@@ -36,7 +36,8 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -63,12 +64,14 @@ DOCS_PATH = "/api/v1/docs"
 # The pages load only their own style sheet and script; nothing inline, no frames.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-# Swagger UI (the API's docs page, no player data) comes from a CDN with one inline script
-# (allowed by its hash) and injects inline styles; this path only.
-DOCS_CSP = ("default-src 'self'; script-src 'self' https://cdn.jsdelivr.net {hashes}; "
-            "style-src 'self' https://cdn.jsdelivr.net 'unsafe-inline'; "
-            "img-src 'self' data: https://fastapi.tiangolo.com; object-src 'none'; "
+# Swagger UI (the API's docs page, no player data) is served from the files of the
+# swagger-ui-bundle-v2 package (works offline, no CDN), with one inline script (allowed by
+# its hash); it injects inline styles. This path only.
+DOCS_CSP = ("default-src 'self'; script-src 'self' {hashes}; "
+            "style-src 'self' 'unsafe-inline'; "
+            "img-src 'self' data:; object-src 'none'; "
             "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+DOCS_FILES = "/api/v1/docs-files"  # Swagger UI's script, style sheet and icon
 SECURITY_HEADERS = {"x-frame-options": "DENY", "referrer-policy": "same-origin",
                     "x-content-type-options": "nosniff"}
 _INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.DOTALL)
@@ -327,6 +330,45 @@ def _page_routers() -> list[Any]:
     return routers
 
 
+def serve_docs(app: FastAPI) -> None:
+    """The API's docs page (Swagger UI) at ``DOCS_PATH``, its files from the installed
+    swagger-ui-bundle-v2 package: nothing is loaded from elsewhere."""
+    from swagger_ui_bundle import swagger_ui_path
+
+    @app.get(DOCS_PATH, include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "", title="Scriba – API",
+            swagger_js_url=f"{DOCS_FILES}/swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_FILES}/swagger-ui.css",
+            swagger_favicon_url=f"{DOCS_FILES}/favicon-32x32.png")
+
+    app.mount(DOCS_FILES, StaticFiles(directory=str(swagger_ui_path)), name="docs-files")
+
+
+class HeadAsGet:
+    """ASGI middleware: HEAD answered as GET is, headers and all, without the body (a link
+    checker, a feed reader asking whether anything changed). FastAPI registers a GET route
+    for GET alone; the API's schema stays as it is."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body"):
+                    return
+                message = {"type": "http.response.body", "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
+
+
 def create_app(service_or_db_url: Service | str | None = None, *,
                https_only: bool | None = None, run_deadlines: bool = False,
                body_limit: int = BODY_LIMIT, tick_interval: float | None = None,
@@ -360,7 +402,7 @@ def create_app(service_or_db_url: Service | str | None = None, *,
                 raw.close()
 
     app = FastAPI(title="Scriba", version="1", lifespan=lifespan,
-                  openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs",
+                  openapi_url="/api/v1/openapi.json", docs_url=None,
                   redoc_url=None,
                   description="Games of Nomic: read them, and act as your player with a "
                               "personal token (`Authorization: Bearer TOKEN`, from "
@@ -374,11 +416,13 @@ def create_app(service_or_db_url: Service | str | None = None, *,
     for router in _page_routers():
         app.include_router(router, include_in_schema=False,
                            dependencies=[Depends(sessions.csrf_protect)])
+    serve_docs(app)
     static = os.path.join(os.path.dirname(__file__), "static")
     if os.path.isdir(static):
         app.mount("/static", StaticFiles(directory=static), name="static")
     app.add_middleware(sessions.SessionCookies, https_only=https_only)
     app.add_middleware(health.CommandTiming, observe=service.metrics.observe_command)
+    app.add_middleware(HeadAsGet)
     app.add_middleware(BodyGuard, limit=body_limit, seconds=body_seconds)
     app.add_middleware(SecurityHeaders)  # outermost: the guard's refusals carry them too
     return app

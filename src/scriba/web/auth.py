@@ -126,7 +126,14 @@ def invitation_page(request: Request, token: str) -> Response:
                        token="", error=str(missing))
     error = "This invitation has already been used." if invitation.used else None
     return _render(request, "auth/invitation.html", invitation=invitation, token=token,
-                   error=error)
+                   error=error, invited_here=_invited_here(request, invitation))
+
+
+def _invited_here(request: Request, invitation: Any) -> bool:
+    """Signed in as the invited address: the seat is taken without the password again."""
+    account = current_account(request)
+    return account is not None and invitation is not None \
+        and account.email == invitation.email
 
 
 @router.post("/invitations/{token}")
@@ -138,13 +145,15 @@ async def invitation_accept(request: Request, token: str) -> Response:
         account = await _in_thread(seats.accept_invitation, token,
                                    _text(form, "password"),
                                    _text(form, "display_name") or None,
-                                   common.reader_language(request))
+                                   common.reader_language(request),
+                                   current_account(request))
     except ServiceError as refusal:
         status = 404 if isinstance(refusal, NotFound) else \
             403 if isinstance(refusal, NotAllowed) else 422
         shown = None if isinstance(refusal, NotFound) else seats.invitation(token)
         return _render(request, "auth/invitation.html", status_code=status,
-                       invitation=shown, token=token if shown else "", error=str(refusal))
+                       invitation=shown, token=token if shown else "", error=str(refusal),
+                       invited_here=_invited_here(request, shown))
     start_session(request, account.id)
     return RedirectResponse("/games/" + quote(invitation.game_id, safe=""), status_code=303)
 

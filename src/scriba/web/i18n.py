@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from babel import Locale, UnknownLocaleError
 from babel.dates import format_datetime, format_timedelta
 from babel.support import NullTranslations
 
@@ -52,6 +53,14 @@ def ngettext_for(language: str) -> Any:
         return catalog.ngettext(singular, plural, count) % {"num": count, **values}
 
     return ngettext
+
+
+def language_name(code: str | None, language: str) -> str:
+    """A language's name in the reader's language ("en" read in Italian: "inglese")."""
+    try:
+        return str(Locale.parse(language).languages.get(str(code), code or ""))
+    except (ValueError, TypeError, UnknownLocaleError):
+        return code or ""
 
 
 def zone(name: str | None) -> ZoneInfo:

@@ -107,8 +107,7 @@ class Publisher:
         game = ctx["game"]
         base = {"game": game, "rule_lang": status.get("language"), "status": status}
         path = common.game_path
-        self._write(path(game_id), "game.html", reader, current="game", actions=[],
-                    request_ids={}, act_target=lambda name: "", **ctx)
+        self._write(path(game_id), "game.html", reader, current="game", forms=[], **ctx)
         rules = ctx["rules"]
         self._write(path(game_id, "rules"), "rules.html", reader, current="rules",
                     rules=[r for r in rules if r.get("in_force")], at=None, seq=None, **base)
@@ -142,13 +141,18 @@ class Publisher:
                 dry = service.reads.dry_run(game_id, ref, reader.language)
             except errors.ServiceError:
                 dry = None
-        self._write(common.game_path(game_id, "proposals", ref), "proposal.html", reader,
-                    current="proposals", proposal=proposal,
-                    changes=proposals.change_views(proposal.get("changes") or [], in_force),
-                    dry=dry, rule_effects=proposals.rule_effects(dry), change_names=names,
-                    state_rows=proposals.state_changes((dry or {}).get("summary_before") or {},
-                                                       (dry or {}).get("summary_after") or {}),
-                    **base)
+        values = dict(
+            current="proposals", proposal=proposal,
+            changes=proposals.change_views(proposal.get("changes") or [], in_force),
+            dry=dry, rule_effects=proposals.rule_effects(dry), change_names=names,
+            state_rows=proposals.state_changes((dry or {}).get("summary_before") or {},
+                                               (dry or {}).get("summary_after") or {}),
+            **proposals.proposal_words(service, game_id, reader, proposal), **base)
+        # Pages link a proposal by its label or by its number (the server answers both):
+        # the site has a page under each.
+        for name in dict.fromkeys((ref, str(proposal["number"]))):
+            self._write(common.game_path(game_id, "proposals", name), "proposal.html",
+                        reader, **values)
 
 
 def publish(service: Any, game_id: str, out: Path, language: str | None = None) -> list[str]:

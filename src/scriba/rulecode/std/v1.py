@@ -9,6 +9,9 @@ a native one would copy the whole structure across on every call.
 
 Once a game has started with a version, that version never changes behaviour: a fix or
 a new helper goes into a new version module (``v2.py``) registered in ``std/__init__``.
+(``arg`` and ``due`` joined version 1 when the kernel began asking checks with arguments
+unset and rules for the moves owed: names no call could have used before, so no game's
+behaviour changed.)
 """
 
 from __future__ import annotations
@@ -265,6 +268,33 @@ def _check_str(name: str, key: str, value: Any) -> None:
         raise _fail(name, f"{key} must be a string, got {value!r}")
 
 
+# --- what a player may do now ---------------------------------------------------------
+
+
+def arg(command: Any, name: Any, default: Any = None) -> Any:
+    """The argument ``name`` of a command a check is asked about, or ``default`` while it
+    is not chosen yet: checks are also asked with arguments unset (``command["probe"]``
+    true), to find what a player may do before they fill in a form."""
+    if not isinstance(command, dict) or not isinstance(name, str):
+        raise _fail("arg", "needs the command a check is given and an argument's name")
+    args = command.get("args")
+    value = args.get(name) if isinstance(args, dict) else None
+    return default if value is None else value
+
+
+def due(action: Any, player: Any, until: Any = None, why: Any = "") -> dict[str, Any]:
+    """A move ``player`` owes now, for a rule's ``due(game)`` hook: the action they must
+    take, by ``until`` (an ISO time, e.g. a timer's ``at``, or None) and ``why`` (a
+    sentence in the ruleset's language, shown to them)."""
+    for key, value in (("action", action), ("player", player)):
+        if not isinstance(value, str) or not value:
+            raise _fail("due", f"{key} must be a name, got {value!r}")
+    if until is not None and not isinstance(until, str):
+        raise _fail("due", f"until must be an ISO time or None, got {until!r}")
+    _check_str("due", "why", why)
+    return {"action": action, "player": player, "until": until, "why": why}
+
+
 # --- effects, checked where they are made ---------------------------------------------
 # A constructor per effect of the kernel's table (kernel/effect_schema.py), made from its
 # entry: the required fields positional, the rest by keyword; an optional field left None
@@ -318,7 +348,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "find": find, "replace": replace, "next_player": next_player, "reorder": reorder,
     "vote_word": vote_word,
     "tally": tally, "passes": passes, "changes": changes, "touched": touched,
-    "enact": enact, "repeal": repeal, "amend": amend, **EFFECT_CONSTRUCTORS,
+    "enact": enact, "repeal": repeal, "amend": amend, "arg": arg, "due": due,
+    **EFFECT_CONSTRUCTORS,
 }
 CONSTANTS: dict[str, Any] = {"VERSION": VERSION, "OUTCOMES": list(OUTCOMES),
                              "REASONS": list(REASONS), "CHOICES": list(CHOICES)}

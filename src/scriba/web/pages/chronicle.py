@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
+from markupsafe import Markup, escape
 
+from scriba.service.history import PRIVATE_KINDS
+from scriba.service.messages import translate
 from scriba.web.pages import common
 from scriba.web.pages.game import game_info, page
 
@@ -20,6 +25,46 @@ KINDS = ("proposal_submitted", "vote_cast", "proposal_resolved", "rule_changed",
          "player_joined", "player_left", "timer_fired", "clock_advanced", "action_taken",
          "var_set", "office_set", "asset_set", "command_refused", "winner_declared",
          "game_ended", "rule_code_aborted", "notice")
+
+
+# The narrator's sentences that put a word before a rule's number ("Rule 301",
+# "(regola 212)", "kraft Regel 5"): that word, in each language, is what a link covers.
+_RULE_SENTENCES = ("Rule {rule}", "(rule {rule})", "by rule {rule}",
+                   "{named} becomes rule {to} {cause}.", "amend rule {rule}",
+                   "The code of rule {rule} failed in {hook}: {reason}")
+_MARK = "\ue000"
+
+
+@functools.cache
+def _rule_words(language: str) -> tuple[str, ...]:
+    found = set()
+    for sentence in _RULE_SENTENCES:
+        text = translate(sentence, language, rule=_MARK, to=_MARK, named="", cause="",
+                         hook="", reason="")
+        word = re.search(r"(\w+)\W*" + _MARK, text)
+        if word:
+            found.add(word.group(1).lower())
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def rule_links(entry: dict[str, Any], url: common.Links, game_id: str, language: str,
+               known: set[str]) -> Markup:
+    """An entry's sentence with each rule it names ("Rule 301") linked to that rule as it
+    is numbered now (a renumbered rule's link leads to its new number); a number no rule
+    has (a change that failed on it) stays plain text."""
+    text = str(escape(entry["text"]))
+    rules = {str(escape(k)): v for k, v in (entry.get("rules") or {}).items() if v in known}
+    words = _rule_words(language)
+    if not rules or not words:
+        return Markup(text)
+    pattern = re.compile(r"(?<!\w)((?:{})\s+)({})(?!\w)".format(
+        "|".join(map(re.escape, words)),
+        "|".join(map(re.escape, sorted(rules, key=len, reverse=True)))), re.IGNORECASE)
+
+    def link(match: re.Match[str]) -> str:
+        href = escape(url(common.game_path(game_id, "rules", rules[match.group(2)])))
+        return f'<a href="{href}">{match.group(0)}</a>'
+    return Markup(pattern.sub(link, text))
 
 
 def in_period(entry: dict[str, Any], period: dict[str, Any] | None) -> bool:
@@ -47,7 +92,8 @@ def chronicle_context(service: Any, game_id: str, reader: common.Reader,
     since, until = (chosen["start"], chosen.get("end")) if chosen else (None, None)
     kinds = [kind] if kind else None
     ask = {"player": player or None, "kinds": kinds, "since": since, "until": until,
-           "limit": PAGE + 1}  # one more than a page: is there another page that way?
+           "limit": PAGE + 1,  # one more than a page: is there another page that way?
+           "viewer": reader.player, "officer": reader.officer}  # refusals: theirs only
     if after is not None:
         entries = service.reads.chronicle(game_id, reader.language, after_seq=after, **ask)
         later = len(entries) > PAGE
@@ -67,9 +113,14 @@ def chronicle_context(service: Any, game_id: str, reader: common.Reader,
     listed = list(enumerate(reports))[-PERIODS_LISTED:]
     if chosen is not None and all(r is not chosen for _, r in listed):
         listed.insert(0, (int(str(period)), chosen))
+    known = {str(r["id"]) for r in service.reads.rules_at(game_id)}  # pages to link to
+    # Refusals are a filter only for whom some are shown: their author and the officer.
+    private = reader.player is not None or reader.officer
     return {"entries": entries, "reports": [chosen] if chosen else reports[-REPORTS_SHOWN:],
             "periods": listed, "filters": filters, "pages": pages,
-            "kinds": KINDS}
+            "told": lambda entry, url: rule_links(entry, url, game_id, reader.language,
+                                                  known),
+            "kinds": [k for k in KINDS if private or k not in PRIVATE_KINDS]}
 
 
 @router.get("/games/{game_id}/chronicle", response_class=HTMLResponse)
@@ -94,7 +145,8 @@ def _seq(value: int | None) -> int | None:
 def feed_text(service: Any, game_id: str, status: dict[str, Any], reader: common.Reader,
               base: str, links: common.Links | None = None) -> str:
     """The chronicle as Atom 1.0 (RFC 4287): the newest sentences first (the last
-    ``FEED_ENTRIES``: a feed reader polls for what is new)."""
+    ``FEED_ENTRIES``: a feed reader polls for what is new). Public whoever asks (a feed's
+    address is passed around): no one's refused commands."""
     entries = service.reads.chronicle(game_id, reader.language, before_seq=NEWEST,
                                       limit=FEED_ENTRIES)[::-1]
     updated = entries[0]["time"] if entries else status.get("time")

@@ -148,6 +148,7 @@ def context(reader: Reader, links: Links | None = None, **values: Any) -> dict[s
         "url": links or Links(), "game_path": game_path,
         "when": lambda text, form="medium": i18n.when(text, language, reader.timezone, form),
         "countdown": lambda deadline, now=None: i18n.countdown(deadline, now, language),
+        "language_name": lambda code: i18n.language_name(code, language),
         **values,
     }
 
@@ -178,7 +179,7 @@ def error_page(request: Request, reader: Reader, error: Exception,
     """A refusal as a page, in the reader's language (``values``: the game, its language)."""
     status = page_status(error)
     return render(request, "error.html", reader, status_code=status,
-                  message=str(error), status=status, **values)
+                  message=errors.told(error, reader.language), status=status, **values)
 
 
 # --- flash messages: the outcome of a form, shown once after the redirect ----------------

@@ -7,15 +7,17 @@ from escaped pieces: Pygments escapes the code it colours.
 from __future__ import annotations
 
 import difflib
-import json
 from typing import Any
 
 import yaml
-from jinja2 import Environment
+from jinja2 import Environment, pass_context
+from jinja2.runtime import Context
 from markupsafe import Markup
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
+
+from scriba.service.words import show_value
 
 _FORMATTER = HtmlFormatter(cssclass="code", wrapcode=True)
 _LEXER = PythonLexer()  # Starlark is a dialect of Python: the same colours fit
@@ -57,14 +59,9 @@ def diff_rows(old: str | None, new: str | None, context: int = 3) -> list[dict[s
     return rows
 
 
-def short(value: Any, limit: int = 120) -> str:
-    """A value of the game's state in one line (dicts and lists as compact JSON)."""
-    if isinstance(value, str):
-        text = value
-    elif value is None:
-        text = "–"
-    else:
-        text = json.dumps(value, ensure_ascii=False, default=str)
+def short(value: Any, limit: int = 120, language: str = "en") -> str:
+    """A value of the game's state in one line, as a reader writes it (never JSON)."""
+    text = value if isinstance(value, str) else show_value(value, language)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -92,10 +89,16 @@ def proposal_ref(proposal: dict[str, Any]) -> str:
     return str(proposal.get("number", label))
 
 
+@pass_context
+def _short_in_language(context: Context, value: Any, limit: int = 120) -> str:
+    """``|short``: in the page's language (yes/no, the keys of a mapping)."""
+    return short(value, limit, str(context.get("lang") or "en"))
+
+
 def install(env: Environment) -> None:
     env.globals["proposal_ref"] = proposal_ref
     env.filters["highlight"] = highlight
-    env.filters["short"] = short
+    env.filters["short"] = _short_in_language
     env.filters["as_yaml"] = as_yaml
     env.globals["diff_rows"] = diff_rows
     env.globals["change_kind"] = change_kind

@@ -11,8 +11,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from scriba.service import errors
+from scriba.service.words import choice_word
 from scriba.web import i18n
-from scriba.web.pages import common
+from scriba.web.pages import actionforms, common
 from scriba.web.pages.format import short
 
 router = APIRouter()
@@ -97,16 +98,17 @@ def game_context(service: Any, game_id: str, status: dict[str, Any],
     words = service.reads.words(game_id, reader.language)
     # The ruleset's score first (its [vocabulary]); values as its [display.variables] say.
     score = [k for k in getattr(words, "score", None) or [] if k in keys]
-    display = getattr(words, "display", None) or {}
 
     def shown(key: str, value: Any, limit: int) -> str:
-        told = words is not None and key in display and value is not None
-        return short(words.show(key, value) if told else value, limit)
+        # Words.show: as the ruleset says, or as a reader writes it (never JSON)
+        return short(words.show(key, value) if words is not None else value, limit,
+                     reader.language)
 
     return {
         "labels": dict(getattr(words, "variables", None) or {}),
         "office_labels": dict(getattr(words, "offices", None) or {}),
         "score_keys": score, "shown": shown,
+        "vote_word": lambda choice: choice_word(choice, words),  # the ruleset's word
         "game": game_info(status), "status": status, "rule_lang": status.get("language"),
         "clock_now": status.get("now") or summary.get("time"),
         "players": players, "player_keys": score + [k for k in keys if k not in score],
@@ -120,16 +122,66 @@ def game_context(service: Any, game_id: str, status: dict[str, Any],
 
 
 @router.get("/games/{game_id}", response_class=HTMLResponse)
-def game_page(request: Request, game_id: str) -> Response:
+def game_page(request: Request, game_id: str, amend: str = "") -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
-        ctx = game_context(service, game_id, status, reader)
-        ctx["rules"] = [r for r in ctx["rules"] if r.get("in_force")]
-        actions = service.reads.actions_for(game_id, reader.player) if reader.player else []
-        return common.render(
-            request, "game.html", reader, current="game", actions=actions,
-            request_ids={a.name: common.new_request_id() for a in actions},
-            act_target=lambda name: common.game_path(game_id, "act", name), **ctx)
+        return render_game(request, service, game_id, status, reader,
+                           amending=amend[:100] or None)
     return page(request, game_id, build)
+
+
+def render_game(request: Request, service: Any, game_id: str, status: dict[str, Any],
+                reader: common.Reader, kept: actionforms.Kept | None = None,
+                amending: str | None = None) -> Response:
+    """The game page; ``kept``: a refused form sent back with what was written in it;
+    ``amending``: a rule whose amendment the proposal form starts from."""
+    ctx = game_context(service, game_id, status, reader)
+    ctx["rules"] = [r for r in ctx["rules"] if r.get("in_force")]
+    actions = service.reads.actions_for(game_id, reader.player) if reader.player else []
+    if kept is not None and kept.action not in {a.name for a in actions}:
+        # Refused, and not open now: its form still comes back, with what was written.
+        actions += [a for a in service.reads.permitted_actions(game_id, reader.player)
+                    if a.name == kept.action]
+    if kept is None and amending is not None:
+        kept = amendment(ctx["rules"], actions, amending)
+    forms = action_forms(service, game_id, reader, ctx, actions, kept)
+    return common.render(request, "game.html", reader,
+                         status_code=400 if kept is not None and kept.message else 200,
+                         current="game", forms=forms, kept=kept, **ctx)
+
+
+def amendment(rules: list[dict[str, Any]], actions: list[Any],
+              rule_id: str) -> actionforms.Kept | None:
+    """The proposal form filled in to amend ``rule_id``: its title, text and code now."""
+    rule = next((r for r in rules if str(r.get("id")) == rule_id), None)
+    propose = next((a for a in actions if a.kind == "propose"), None)
+    if rule is None or propose is None:
+        return None
+    return actionforms.Kept(propose.name, {
+        "c_type": "amend", "c_rule": str(rule["id"]), "c_title": rule.get("title") or "",
+        "c_text": rule.get("text") or "", "c_code": (rule.get("code") or "").rstrip()}, "")
+
+
+def action_forms(service: Any, game_id: str, reader: common.Reader, ctx: dict[str, Any],
+                 actions: list[Any], kept: actionforms.Kept | None,
+                 target: Callable[[str], str] | None = None) -> list[actionforms.ActionForm]:
+    """The forms of ``actions`` for this reader (see :mod:`.actionforms`)."""
+    open_proposals = ctx["open_proposals"]
+    by_number = {str(p["number"]): p for p in open_proposals}
+
+    def proposal_named(number: str) -> str:
+        found = by_number.get(number)
+        if found is None:
+            try:
+                found = by_number[number] = service.reads.proposal(game_id, number)
+            except errors.ServiceError:
+                return number
+        return actionforms.named(found)
+
+    builder = actionforms.FormBuilder(
+        i18n.gettext_for(reader.language), service.reads.words(game_id, reader.language),
+        reader.language, ctx["players_active"], open_proposals, proposal_named)
+    target = target or (lambda name: common.game_path(game_id, "act", name))
+    return [builder.form(a, target(a.name), common.new_request_id(), kept) for a in actions]
 
 
 # --- acting: one POST per action, then back to the game page -----------------------------
@@ -158,11 +210,32 @@ def _act(request: Request, game_id: str, action: str, form: Any) -> Response:
             back, _("You have no seat in this game: you can read it, not play it."), False)
     player = reader.player
 
-    def act(request_id: str | None) -> tuple[str, bool]:
-        declared = {a.name: a for a in service.reads.actions_for(game_id, player)}
-        return perform(service, game_id, player, action, declared.get(action), form,
-                       reader.language, request_id, _)
+    def act(request_id: str | None) -> tuple[str, bool] | Response:
+        declared = {a.name: a for a in service.reads.permitted_actions(game_id, player)}
+        message, accepted, concerns = attempt(service, game_id, player, action,
+                                              declared.get(action), form, reader.language,
+                                              request_id, _)
+        if accepted or action not in declared:
+            return message, accepted
+        # Refused: the page again, the form filled with what was sent and the refusal
+        # beside the field it concerns (no redirect: nothing was done).
+        return render_game(request, service, game_id, status, reader,
+                           kept=kept_form(form, action, message, concerns))
     return act_once(form, back, act)
+
+
+def kept_form(form: Any, action: str, message: str, concerns: str) -> actionforms.Kept:
+    """A refused form to send back: what was written in its fields, and the refusal."""
+    values = {str(k): str(v) for k, v in form.multi_items()
+              if isinstance(v, str) and k.startswith(("a_", "c_"))}
+    return actionforms.Kept(action, values, message, concerns)
+
+
+@router.get("/games/{game_id}/act/{action}")
+def act_address(game_id: str, action: str) -> Response:
+    """A form's address asked for as a page (a reload, a language chosen on a refused
+    form): the game's page."""
+    return RedirectResponse(common.game_path(game_id), status_code=303)
 
 
 def act_once(form: Any, back: str,
@@ -176,16 +249,25 @@ def act_once(form: Any, back: str,
     return common.redirect_with_flash(back, *answer)
 
 
-def perform(service: Any, game_id: str, player: str, name: str, action: Any, form: Any,
-            language: str, request_id: str | None, _: Any) -> tuple[str, bool]:
-    """Perform the action with the form's arguments: the outcome told, and whether accepted."""
+def attempt(service: Any, game_id: str, player: str, name: str, action: Any, form: Any,
+            language: str, request_id: str | None, _: Any) -> tuple[str, bool, str]:
+    """Perform the action with the form's arguments: the outcome told, whether accepted,
+    and what a refusal concerns (a form field, or the kernel's reason; ``""``: unknown)."""
     try:
         args = form_arguments(form, action, _)
         outcome = service.commands.perform(game_id, player, name, args, channel="web",
                                            request_id=request_id)
-        return service.reads.describe_outcome(game_id, outcome, language), bool(outcome.accepted)
+    except errors.InvalidInput as error:
+        field = error.field or ""
+        if field and not field.startswith(("a_", "c_")):
+            field = f"a_{field}"  # the service names an argument
+        return str(error), False, field
     except errors.ServiceError as error:
-        return str(error), False
+        return str(error), False, ""
+    told = service.reads.describe_outcome(game_id, outcome, language)
+    refused = [e for e in outcome.events if e.get("type") == "command_refused"]
+    reason = str((refused[-1].get("payload") or {}).get("reason") or "") if refused else ""
+    return told, bool(outcome.accepted), reason
 
 
 class FormError(errors.InvalidInput):
@@ -203,11 +285,18 @@ def form_arguments(form: Any, action: Any, _: Any) -> dict[str, Any]:
         if value == "":
             continue
         kind = params.get(name, "str").rstrip("?")
-        args[name] = _typed(name, value, kind, _)
+        try:
+            args[name] = _typed(name, value, kind, _)
+        except FormError as error:
+            raise FormError(str(error), field=key) from None
     if getattr(action, "kind", None) == "propose" or any(k.startswith("c_") for k in form):
         changes = _changes(form, _)
         if changes:
             args["changes"] = changes
+        elif getattr(action, "kind", None) == "propose":  # said here, in the form's words
+            raise FormError(_(
+                "Write the rule change: a new rule's text or code, or the rule to amend or repeal."
+            ), field="c_type")
     return args
 
 
@@ -216,25 +305,24 @@ def _typed(name: str, value: str, kind: str, _: Any) -> Any:
         try:
             return int(value)
         except ValueError:
-            raise FormError(_("%(name)s must be a whole number.", name=name)) from None
+            raise FormError(_("Write a whole number.")) from None
     if kind == "bool":
         return value.lower() in ("true", "1", "yes", "on")
     if kind in ("changes", "list", "dict", "any"):
-        return _yaml(value, name, _)
+        return _yaml(value, _)
     return value
 
 
-def _yaml(text: str, name: str, _: Any) -> Any:
+def _yaml(text: str, _: Any) -> Any:
+    """YAML read, or refused (shown beside its field, so the field is not named)."""
     try:
         return yaml.safe_load(text)
     except RecursionError:  # nested past Python's stack: refuse, as the service would
-        raise FormError(_("%(name)s is not valid YAML%(where)s.", name=name,
-                          where="")) from None
+        raise FormError(_("This is not valid YAML%(where)s.", where="")) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" ({mark.line + 1}:{mark.column + 1})" if mark is not None else ""
-        raise FormError(_("%(name)s is not valid YAML%(where)s.", name=name,
-                          where=where)) from None
+        raise FormError(_("This is not valid YAML%(where)s.", where=where)) from None
 
 
 def _changes(form: Any, _: Any) -> list[Any]:
@@ -263,10 +351,13 @@ def _changes(form: Any, _: Any) -> list[Any]:
         changes.append({"repeal": {"rule": rule}})
     more = str(form.get("c_yaml") or "").strip()
     if more:
-        extra = _yaml(more, _("More changes"), _)
+        try:
+            extra = _yaml(more, _)
+        except FormError as error:
+            raise FormError(str(error), field="c_yaml") from None
         if isinstance(extra, dict):
             extra = [extra]
         if not isinstance(extra, list):
-            raise FormError(_("The further changes must be a YAML list."))
+            raise FormError(_("The further changes must be a YAML list."), field="c_yaml")
         changes += extra
     return changes

@@ -14,7 +14,17 @@ from starlette.concurrency import run_in_threadpool
 from scriba.service import errors
 from scriba.web import i18n
 from scriba.web.pages import common
-from scriba.web.pages.game import act_once, game_context, game_info, open_game, page, perform
+from scriba.web.pages.actionforms import Kept
+from scriba.web.pages.game import (
+    act_once,
+    action_forms,
+    attempt,
+    game_context,
+    game_info,
+    kept_form,
+    open_game,
+    page,
+)
 
 router = APIRouter()
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -45,16 +55,24 @@ def officer_page(request: Request, game_id: str) -> Response:
         _ = i18n.gettext_for(reader.language)
         if not reader.officer:
             raise errors.NotAllowed(_("Only the game's officer may open this page."))
-        ctx = game_context(service, game_id, status, reader)
-        actions = service.reads.officer_actions(game_id)
-        return common.render(
-            request, "officer.html", reader, current="officer", **ctx,
-            seats=service.seats.seats(game_id), invitations=service.seats.invitations(game_id),
-            actions=actions, holders={a.name: _holder(a, ctx["offices"]) for a in actions},
-            request_ids={a.name: common.new_request_id() for a in actions},
-            act_target=lambda name: common.game_path(game_id, "officer", "act", name),
-            new_link=request.query_params.get("invited"))
+        return render_officer(request, service, game_id, status, reader)
     return page(request, game_id, build)
+
+
+def render_officer(request: Request, service: Any, game_id: str, status: dict[str, Any],
+                   reader: common.Reader, kept: Kept | None = None) -> Response:
+    """The officer's page; ``kept``: a refused form sent back filled, with its refusal."""
+    ctx = game_context(service, game_id, status, reader)
+    actions = service.reads.officer_actions(game_id)
+    return common.render(
+        request, "officer.html", reader, current="officer", **ctx,
+        status_code=400 if kept is not None else 200,
+        seats=service.seats.seats(game_id), invitations=service.seats.invitations(game_id),
+        holders={a.name: _holder(a, ctx["offices"]) for a in actions},
+        forms=action_forms(service, game_id, reader, ctx, actions, kept,
+                           lambda name: common.game_path(game_id, "officer", "act", name)),
+        new_link=request.query_params.get("invited"),
+        attempts=service.reads.outsiders_attempts(game_id, reader.language))
 
 
 def _refused(request: Request, game_id: str, error: errors.ServiceError) -> Response:
@@ -183,6 +201,12 @@ def _officer_act(request: Request, game_id: str, form: Any, service: Any,
         if holder is None:
             return common.redirect_with_flash(back, _("Nobody holds the office for this."),
                                               False)
-        return perform(service, game_id, holder, action, declared[action], form,
-                       reader.language, request_id, _)
+        message, accepted, concerns = attempt(service, game_id, holder, action,
+                                              declared[action], form, reader.language,
+                                              request_id, _)
+        if accepted:
+            return message, accepted
+        # Refused: the page again with the form as it was sent (see game._act).
+        return render_officer(request, service, game_id, status, reader,
+                              kept_form(form, action, message, concerns))
     return act_once(form, back, act)

@@ -7,8 +7,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
+from scriba.service.narrate import tally_pairs
+from scriba.service.words import choice_word, key_word
 from scriba.web.pages import common
-from scriba.web.pages.format import change_kind, diff_rows
+from scriba.web.pages.format import change_kind, diff_rows, short
 from scriba.web.pages.game import game_info, page
 from scriba.web.pages.rules import change_names
 
@@ -94,6 +96,17 @@ def rule_effects(dry: dict[str, Any] | None) -> list[dict[str, Any]]:
     return effects
 
 
+def proposal_words(service: Any, game_id: str, reader: common.Reader,
+                   proposal: dict[str, Any]) -> dict[str, Any]:
+    """The game's words for a proposal page: vote words, the tally, the values' names."""
+    words = service.reads.words(game_id, reader.language)
+    return {"tally_pairs": tally_pairs(proposal.get("tally"), words),
+            "vote_word": lambda choice: choice_word(choice, words),
+            "key_word": lambda key: key_word(key, reader.language),
+            "var_label": words.var,
+            "show": lambda name, value: short(words.show(name, value), 80, reader.language)}
+
+
 @router.get("/games/{game_id}/proposals/{ref}", response_class=HTMLResponse)
 def proposal_page(request: Request, game_id: str, ref: str) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
@@ -107,7 +120,8 @@ def proposal_page(request: Request, game_id: str, ref: str) -> Response:
             request, "proposal.html", reader, current="proposals", game=game_info(status),
             rule_lang=status.get("language"), proposal=proposal, seated=seated,
             changes=change_views(proposal.get("changes") or [], rules), dry=dry,
-            rule_effects=rule_effects(dry),
+            rule_effects=rule_effects(dry), **proposal_words(service, game_id, reader,
+                                                             proposal),
             state_rows=state_changes((dry or {}).get("summary_before") or {},
                                      (dry or {}).get("summary_after") or {}),
             change_names=change_names(reader.language))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from scriba.service import errors
 from scriba.web import i18n
@@ -66,6 +66,11 @@ def ruleset_diff_page(request: Request, game_id: str, since: str = "",
 @router.get("/games/{game_id}/rules/{rule_id}", response_class=HTMLResponse)
 def rule_page(request: Request, game_id: str, rule_id: str) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
+        # An old number (the rule was renumbered since) leads to the rule it became:
+        # links in the chronicle, in letters and in bookmarks keep working.
+        moved = service.reads.renumbered(game_id, rule_id)
+        if moved is not None:
+            return RedirectResponse(common.game_path(game_id, "rules", moved), 303)
         history = service.reads.rule_history(game_id, rule_id)
         return common.render(request, "rule.html", reader, current="rules",
                              game=game_info(status), rule_lang=status.get("language"),

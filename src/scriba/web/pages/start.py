@@ -69,8 +69,11 @@ def _start(request: Request, form: Any) -> Response:
         return page
     except errors.ServiceError as refused:  # a name taken, a bad id: the form again
         return _form(request, reader, status_code=common.page_status(refused),
-                     error=str(refused), values=values)
-    message = _("The game %(game)s has started; you are its officer: invite the players.",
-                game=state.game_id)
+                     error=errors.told(refused, reader.language), values=values)
+    # Told in the language of the page it is shown on: the new game's officer page.
+    shown_in = common.reader_for(request, state.game_id, state.language).language
+    message = i18n.gettext_for(shown_in)(
+        "The game %(game)s has started; you are its officer: invite the players.",
+        game=state.game_id)
     return common.redirect_with_flash(common.game_path(state.game_id, "officer"), message,
                                       True)

@@ -1,0 +1,191 @@
+"""What a player may do now: the actions the rules in force would let them take, the
+values open for each parameter, and the moves a rule says they owe.
+
+A probe, not a decision: nothing is applied and no event is made. For each declared
+action whose ``who`` admits the actor, the rules' ``check`` hooks are asked with the
+arguments unset (``command["probe"]`` is true, ``command["args"]`` holds only what is
+chosen so far) and once per candidate value of each parameter that can be listed (a
+open proposal, an active player, a vote's choice) with that one argument set. A refusal removes the
+candidate, or the action when asked with nothing set; a check that fails while probing
+refuses nothing (the real command is checked in full when it is sent). An action whose
+required listed parameter has no candidate left is not offered. The rules' ``due``
+hooks say which moves are owed, by whom and by when. All of it is asked of the rule host
+in one request (:meth:`~scriba.kernel.host.RuleHost.call_many`): a page view costs one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from scriba.kernel.checking import CANONICAL_CHOICES, KIND_PARAMS, check_actor
+from scriba.kernel.errors import Refused
+from scriba.kernel.host import HookResult
+from scriba.kernel.state import GameState
+from scriba.kernel.view import build_view
+
+if TYPE_CHECKING:
+    from scriba.kernel.reactions import Run
+
+# A parameter with more candidates than this is left to free input: probing each would
+# make a page view cost what the game's history weighs.
+MAX_CANDIDATES = 60
+
+
+@dataclass
+class Availability:
+    """An action ``actor`` may take now. ``options``: per listed parameter, the values
+    open to them, in order (a parameter not there is free input). ``due``: a rule says
+    they owe it, by ``deadline`` (ISO, or None), for ``reason`` (the rule's sentence)."""
+
+    action: str
+    options: dict[str, list[Any]] = field(default_factory=dict)
+    due: bool = False
+    deadline: str | None = None
+    reason: str = ""
+
+
+@dataclass
+class _Probe:
+    action: str
+    param: str | None = None  # None: asked with nothing set
+    value: Any = None
+
+
+def candidates(state: GameState, action: dict[str, Any], param: str,
+               type_: str) -> list[Any] | None:
+    """The values a listed parameter may take, as the kernel's checks know them, or None
+    for a parameter of free input."""
+    kind = action.get("kind", "plain")
+    if kind == "vote" and param == "choice":
+        return choice_meanings(action)
+    if type_ == "player":
+        found: list[Any] = state.active_players()
+    elif type_ == "proposal":
+        # The open ones: a vote is only on an open proposal (check_args), and the other
+        # actions about a proposal (withdraw, veto, distribute, call a vote...) are about
+        # one still being decided; the rules' checks narrow them down. Offering every
+        # proposal ever made would make a page view cost what the game's history weighs.
+        found = [state.proposals[str(n)]["number"] for n in state.open_proposals()]
+    else:
+        return None
+    return found if len(found) <= MAX_CANDIDATES else None
+
+
+def choice_meanings(action: dict[str, Any]) -> list[str]:
+    """A vote's choices, one per meaning (the canonical value the ruleset's words stand
+    for), in the order the ruleset declares them; all the canonical ones if it declares
+    none."""
+    declared = [str(v) for v in (action.get("choices") or {}).values()]
+    return list(dict.fromkeys(declared)) or list(CANONICAL_CHOICES)
+
+
+def available(run: Run, actor: str | None, now: str) -> list[Availability]:
+    """The actions ``actor`` may take now, those owed first (see the module)."""
+    state = run.state
+    if state.ended:
+        return []
+    decl = run.rules.declarations(state)
+    found: dict[str, Availability] = {}
+    listed: dict[tuple[str, str], list[Any]] = {}
+    required: dict[str, list[str]] = {}
+    probes: list[_Probe] = []
+    for name, action in decl.actions.items():
+        try:
+            check_actor(state, actor, name, action)
+        except Refused:
+            continue
+        found[name] = Availability(name)
+        params = {**KIND_PARAMS.get(action.get("kind", "plain"), {}),
+                  **(action.get("params") or {})}
+        probes.append(_Probe(name))
+        for param, type_ in params.items():
+            values = candidates(state, action, param, str(type_).rstrip("?"))
+            if values is None:
+                continue
+            listed[(name, param)] = values
+            if not str(type_).endswith("?"):
+                required.setdefault(name, []).append(param)
+            probes += [_Probe(name, param, value) for value in values]
+    if not found:
+        return []
+    refused, owed = _ask(run, state, actor, probes, now, decl.actions)
+    out = []
+    for name, availability in found.items():
+        if (name, None, None) in refused:
+            continue
+        for (action, param), values in listed.items():
+            if action == name:
+                availability.options[param] = [
+                    v for v in values if (name, param, _key(v)) not in refused]
+        if any(not availability.options[p] for p in required.get(name, [])):
+            continue
+        if name in owed:
+            availability.due = True
+            availability.deadline, availability.reason = owed[name]
+        out.append(availability)
+    # Owed moves first, soonest deadline first; the rest in the rules' order.
+    return sorted(out, key=lambda a: (not a.due, a.deadline or "~"))
+
+
+def _key(value: Any) -> str:
+    return str(value)
+
+
+def _ask(run: Run, state: GameState, actor: str | None, probes: list[_Probe], now: str,
+         actions: dict[str, dict[str, Any]]
+         ) -> tuple[set[tuple[str, str | None, str | None]], dict[str, tuple[str | None, str]]]:
+    """The probes the rules refuse, and the moves they say ``actor`` owes (action ->
+    (deadline, reason)): one request to the rule host."""
+    order = run.precedence()
+    calls: list[tuple[list[str], str, Any, list[Any]]] = []
+    asked: list[_Probe] = []
+    view: Any = None
+    for probe in probes:
+        targets = run.hooked("check", probe.action)
+        if not targets:
+            continue
+        args = {} if probe.param is None else {probe.param: probe.value}
+        request = {"actor": actor, "action": probe.action, "probe": True,
+                   "kind": actions[probe.action].get("kind", "plain"), "args": args}
+        if view is None:
+            view = build_view(state, order, now=now)
+        calls.append((targets, "check", view, [request]))
+        asked.append(probe)
+    due_rules = run.rules.hooked(state, "due")
+    if due_rules:
+        if view is None:
+            view = build_view(state, order, now=now)
+        calls.append((due_rules, "due", view, []))
+    if not calls:
+        return set(), {}
+    answers = run.engine.host.call_many(run.rules.coded_rules(state), calls)
+    if answers is None:  # the request failed as a whole: nothing is refused for it
+        answers = [[] for _ in calls]
+        if due_rules:
+            answers[-1] = run.call(due_rules, "due", view, [])
+    refused = {(p.action, p.param, None if p.param is None else _key(p.value))
+               for p, results in zip(asked, answers, strict=False)
+               if any(r.error is None and r.value for r in results)}
+    owed = _owed(answers[-1], actor, actions) if due_rules else {}
+    return refused, owed
+
+
+def _owed(results: list[HookResult], actor: str | None,
+          actions: dict[str, dict[str, Any]]) -> dict[str, tuple[str | None, str]]:
+    """Action -> (deadline, reason) of the moves ``actor`` owes, from the ``due`` hooks'
+    answers (lists of ``std.due(...)``); the first rule to name an action wins."""
+    owed: dict[str, tuple[str | None, str]] = {}
+    for result in results:
+        items = result.value if result.error is None else None
+        if isinstance(items, dict):
+            items = [items]
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict) or item.get("player") != actor:
+                continue
+            action = item.get("action")
+            if isinstance(action, str) and action in actions and action not in owed:
+                until = item.get("until")
+                owed[action] = (until if isinstance(until, str) and until else None,
+                                str(item.get("why") or ""))
+    return owed
