@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import copy
 import functools
-import re
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
-from scriba.kernel import changes as rule_changes
 from scriba.kernel.events import Event, fold
 from scriba.kernel.state import GameState, natural_key
 from scriba.kernel.timeutil import normalize
@@ -25,18 +23,16 @@ from scriba.service.actions import ActionInfo
 from scriba.service.history import (
     LogCache,
     SmallCache,
-    compare_rules,
-    number_now,
     outsiders_attempts,
     period_reports_of,
-    renumberings,
-    rule_revisions,
     tell,
 )
 from scriba.service.listing import period_label
 from scriba.service.messages import translate
 from scriba.service.narrate import Narrator, describe_outcome
+from scriba.service.past import rule_dict, state_at, time_arg
 from scriba.service.readstate import ReadStates
+from scriba.service.rulehistory import compare_rules, number_now, renumberings, rule_revisions
 from scriba.service.source import GameSource
 from scriba.service.summary import summarize
 from scriba.service.words import Words, declared_words, show_value
@@ -203,41 +199,7 @@ class Reads:
     # --- rules ----------------------------------------------------------------------
     def _state_at(self, game_id: str, at: str | None, seq: int | None,
                   since: bool = False) -> GameState:
-        """The state at a time or event; ``since``: a bare date is the start of that day,
-        and a time before the game's start is its start."""
-        state = self._game(game_id)
-        if at is None and seq is None:
-            return state
-        if seq is not None:
-            if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
-                raise errors.InvalidInput(translate(
-                    "An event number is a whole number from 1.", state.language), field="seq")
-            if seq >= state.seq and at is None:
-                return state
-        limit = None
-        if at is not None:
-            limit = _time_arg(at, state.language, "at", end_of_day=not since)
-            if limit is None:  # an empty value names no time
-                raise errors.InvalidInput(translate(
-                    "Give a date (write e.g. 2026-03-04 or 2026-03-04T10:00:00Z).",
-                    state.language), field="since" if since else "at")
-            start = self._log(game_id)[0]["time"]
-            if since:
-                limit = max(limit, start)
-            if limit < start:
-                raise errors.InvalidInput(translate(
-                    "The game started on {start}; there were no rules on {at}.",
-                    state.language, start=start, at=limit), field="at")
-            if limit >= state.time and seq is None:
-                return state
-        # The fold reads the cached events and never changes them (as the service's
-        # replay, without a second trip to the store).
-        events = self._log(game_id)
-        if seq is not None:
-            events = [e for e in events[:seq] if e["seq"] <= seq]
-        if limit is not None:
-            events = [e for e in events if e["time"] <= limit]
-        return fold(events)
+        return state_at(self._game(game_id), lambda: self._log(game_id), at, seq, since)
 
     @_reading
     def rules_at(self, game_id: str, at: str | None = None,
@@ -247,7 +209,7 @@ class Reads:
         state = self._state_at(game_id, at, seq)
         rules = sorted(state.rules.values(),
                        key=lambda r: (not r["in_force"], natural_key(r["id"])))
-        return [_rule_dict(r) for r in rules]
+        return [rule_dict(r) for r in rules]
 
     @_reading
     def rule_history(self, game_id: str, rule_id: str) -> dict[str, Any]:
@@ -260,7 +222,7 @@ class Reads:
                 "There is no rule {rule} in this game.", state.language, rule=rule_id)),
                 "There is no rule {rule} in this game.", rule=rule_id)
         revisions = rule_revisions(self._log(game_id), rule_id)
-        return {**_rule_dict(state.rules[rule_id]), "revisions": revisions}
+        return {**rule_dict(state.rules[rule_id]), "revisions": revisions}
 
     @_reading
     def renumbered(self, game_id: str, rule_id: str) -> str | None:
@@ -279,7 +241,7 @@ class Reads:
         """Rules enacted, repealed or changed between two dates (from the start of
         ``since``'s day, or the game's, to the end of ``until``'s day, or now), with old
         and new text."""
-        before = {r["id"]: _rule_dict(r)
+        before = {r["id"]: rule_dict(r)
                   for r in self._state_at(game_id, since, None, since=True).rules.values()}
         after = {r["id"]: r for r in self.rules_at(game_id, at=until)}
         return compare_rules(before, after)
@@ -374,8 +336,8 @@ class Reads:
         if limit == 0:
             return []
         narrator = Narrator(self.words(game_id, language, state))
-        since = _time_arg(since, state.language, "since", end_of_day=False)
-        until = _time_arg(until, state.language, "until", end_of_day=True)
+        since = time_arg(since, state.language, "since", end_of_day=False)
+        until = time_arg(until, state.language, "until", end_of_day=True)
         return tell(self._log(game_id), narrator, player, kinds, after_seq, limit, since, until,
                     before_seq, viewer, officer)
 
@@ -409,13 +371,6 @@ class Reads:
         return copy.deepcopy(reports)
 
 
-def _rule_dict(rule: dict[str, Any]) -> dict[str, Any]:
-    return {"id": rule["id"], "title": rule["title"], "text": rule["text"],
-            "code": rule["code"], "attributes": copy.deepcopy(rule["attributes"]),
-            "revision": rule_changes.revision(rule), "in_force": rule["in_force"],
-            "history": copy.deepcopy(rule["history"])}
-
-
 def _find_proposal(state: GameState, ref: str | int) -> dict[str, Any]:
     key = str(ref).strip()
     proposal = state.proposal_by_label(key) or state.proposals.get(key)
@@ -436,24 +391,6 @@ def _proposal_dict(p: dict[str, Any]) -> dict[str, Any]:
         "votes": {voter: v["choice"] for voter, v in p["votes"].items()},
         "tally": tally, "submitted": p.get("submitted"), "resolved": p.get("resolved"),
         "data": p.get("data") or {}})
-
-
-def _time_arg(value: Any, language: str, name: str, end_of_day: bool) -> Any:
-    """An ISO time from a reader; a bare date means the start of that day, or its end
-    where ``end_of_day`` (the rules as they stood that day, after its events)."""
-    if value is None or value == "":
-        return None
-    text = str(value).strip()
-    try:
-        moment = normalize(text)
-    except (ValueError, TypeError, OverflowError):
-        sentence = "{value} is not a date (write e.g. 2026-03-04 or 2026-03-04 10:00)."
-        raise errors.with_sentence(errors.InvalidInput(translate(
-            sentence, language, value=text[:80]), field=name), sentence,
-            value=text[:80]) from None
-    if end_of_day and re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        return moment[:10] + "T23:59:59Z"
-    return moment
 
 
 def _scores(state: GameState, words: Words) -> dict[str, dict[str, Any]]:
