@@ -10,7 +10,8 @@ import pytest
 
 from scriba.kernel.events import _HANDLERS, RECORD_ONLY, make_event
 from scriba.service import Service, open_service
-from scriba.service.narrate import SILENT, Narrator, Words, describe_outcome
+from scriba.service.narrate import SILENT, Narrator, Words
+from scriba.service.outcome import describe_outcome
 from scriba.service.scenario import load_scenario, run_scenario
 
 RULESETS = Path(__file__).resolve().parents[1] / "src" / "scriba" / "rulesets"

@@ -29,7 +29,8 @@ from scriba.service.history import (
 )
 from scriba.service.listing import period_label
 from scriba.service.messages import translate
-from scriba.service.narrate import Narrator, describe_outcome
+from scriba.service.narrate import Narrator
+from scriba.service.outcome import describe_outcome
 from scriba.service.past import rule_dict, state_at, time_arg
 from scriba.service.readstate import ReadStates
 from scriba.service.rulehistory import compare_rules, number_now, renumberings, rule_revisions
