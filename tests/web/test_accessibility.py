@@ -26,20 +26,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chromium import needs_chromium, start_chromium
 from pageserver import Server
 
 from scriba.service import open_service
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 pytest.importorskip("selenium", reason="selenium is not installed")
 pytest.importorskip("axe_selenium_python", reason="axe-selenium-python-nhsuk is not installed")
-pytestmark = pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-                                reason="Debian's chromium and chromium-driver are not installed")
+pytestmark = needs_chromium
 
-from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import WebDriverException  # noqa: E402
-from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -161,17 +157,7 @@ class Browser:
 
 @pytest.fixture(scope="module")
 def browser(server: Server, tmp_path_factory: pytest.TempPathFactory):
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-extensions",
-                 "--window-size=1280,900", "--lang=en",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-a11y')}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=DriverService(executable_path=str(CHROMEDRIVER)),
-                              options=options)
-    driver.set_page_load_timeout(60)
+    driver = start_chromium(tmp_path_factory.mktemp('chromium-a11y'))
     driver.set_script_timeout(60)
     # axe-core in every page the browser opens, before the page's own scripts: sent once.
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",

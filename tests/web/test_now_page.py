@@ -19,20 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chromium import needs_chromium, start_chromium
 from pageserver import Server, csrf_of, signed_in
 
 from scriba.rulesets import list_rulesets
 from scriba.service import open_service
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 selenium = pytest.importorskip("selenium", reason="selenium is not installed")
-pytestmark = pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-                                reason="Debian's chromium and chromium-driver are not installed")
+pytestmark = needs_chromium
 
-from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import WebDriverException  # noqa: E402
-from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -97,17 +93,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory):
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-extensions",
-                 "--window-size=1280,900", "--lang=en",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-now')}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=DriverService(executable_path=str(CHROMEDRIVER)),
-                              options=options)
-    driver.set_page_load_timeout(60)
+    driver = start_chromium(tmp_path_factory.mktemp('chromium-now'))
     driver.implicitly_wait(0)  # pages are read whole; absent parts are asked for as lists
     SHOTS.mkdir(parents=True, exist_ok=True)
     yield driver

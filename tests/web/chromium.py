@@ -1,0 +1,35 @@
+"""Debian's Chromium driven by Selenium for the browser tests: nothing is downloaded, and a
+test module is skipped with the reason when the packages are not installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+# For a module's `pytestmark`.
+needs_chromium = pytest.mark.skipif(
+    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+    reason="Debian's chromium and chromium-driver are not installed")
+
+
+def start_chromium(profile: Path, width: int = 1280, height: int = 900) -> Any:
+    """A headless Chromium with its own profile folder, quiet (no updates, no sync)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service as DriverService
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-extensions",
+                 f"--window-size={width},{height}", "--lang=en",
+                 f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=DriverService(executable_path=str(CHROMEDRIVER)),
+                              options=options)
+    driver.set_page_load_timeout(60)
+    return driver
