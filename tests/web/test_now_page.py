@@ -40,26 +40,17 @@ RULESETS = [r.id for r in list_rulesets()]
 NOW = "section[aria-labelledby=h-act]"
 BROKEN = "def on_vote_cast(game, event):\n    return [std.set_var('a', 1\n"
 
-# Refusals a form cannot foresee: what only the free text typed names (a judgment, a case,
-# a gladiator, a law by its number, the Nomic number), the sum typed, a letter of votes
-# left empty. (ruleset, action) → a piece of the rules' sentence. An action whose free
-# argument names nothing that exists (no judgment yet) would better not be offered at
-# all: the bundled rules' checks say so when asked with the argument unset, or not yet.
+# Refusals a form cannot foresee: what only the free text typed names (a complaint, an
+# applicant, a law by its number, the Nomic number, a magic number), the sum typed, a
+# letter of votes left empty. (ruleset, action) → a piece of the rules' sentence. What
+# names one of the game's things (a judgment, a question, a case, a gladiator) is an
+# `asset:KIND` parameter: the form offers those that exist and the rules accept.
 UNFORESEEABLE = {
-    ("suber", "overrule"): "There is no Judgment",
-    ("suber", "judge"): "There is no Judgment",
-    ("suber", "declare_unable"): "There is no Judgment",
-    ("nomic3", "ruling"): "Non esiste la questione",
-    ("nomic3", "overrule"): "Non esiste la questione",
-    ("nomic3", "admit"): "nessuna richiesta di ingresso",
+    ("nomic3", "ruling"): "Decisione non valida",  # the decision is typed: one of five words
     ("anderwelt", "request_repeat"): "keine Beanstandung",
-    ("anderwelt", "rule_case"): "keinen Gerichtsfall",
-    ("anderwelt", "vote_ruling"): "keinen Gerichtsfall",
     ("anderwelt", "vote_admission"): "Bewerbung von",
     ("anderwelt", "nomic_number"): "Nomiczahl muß eine positive ganze Zahl",
     ("decameronomic", "buy_gladiator"): "Numero Magico",
-    ("decameronomic", "train_gladiator"): "Gladiatore",
-    ("decameronomic", "take_gladiator"): "Gladiatore",
     ("decameronomic", "deposit"): "si depositano da 100 a 5000",
     ("decameronomic", "delete_law"): "non è in vigore",
     ("decameronomic", "give_law"): "non è in vigore",

@@ -4,8 +4,9 @@ values open for each parameter, and the moves a rule says they owe.
 A probe, not a decision: nothing is applied and no event is made. For each declared
 action whose ``who`` admits the actor, the rules' ``check`` hooks are asked with the
 arguments unset (``command["probe"]`` is true, ``command["args"]`` holds only what is
-chosen so far) and once per candidate value of each parameter that can be listed (a
-open proposal, an active player, a vote's choice) with that one argument set. A refusal removes the
+chosen so far) and once per candidate value of each parameter that can be listed (an
+open proposal, an active player, an existing asset of the kind an ``asset:KIND``
+parameter names, a vote's choice) with that one argument set. A refusal removes the
 candidate, or the action when asked with nothing set; a check that fails while probing
 refuses nothing (the real command is checked in full when it is sent). An action whose
 required listed parameter has no candidate left is not offered. The rules' ``due``
@@ -19,9 +20,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scriba.kernel.checking import CANONICAL_CHOICES, KIND_PARAMS, check_actor
+from scriba.kernel.declarations import ASSET_TYPE
 from scriba.kernel.errors import Refused
 from scriba.kernel.host import HookResult
-from scriba.kernel.state import GameState
+from scriba.kernel.state import GameState, natural_key
 from scriba.kernel.view import build_view
 
 if TYPE_CHECKING:
@@ -61,6 +63,8 @@ def candidates(state: GameState, action: dict[str, Any], param: str,
         return choice_meanings(action)
     if type_ == "player":
         found: list[Any] = state.active_players()
+    elif type_.startswith(ASSET_TYPE):
+        found = sorted(state.assets.get(type_[len(ASSET_TYPE):], {}), key=natural_key)
     elif type_ == "proposal":
         # The open ones: a vote is only on an open proposal (check_args), and the other
         # actions about a proposal (withdraw, veto, distribute, call a vote...) are about

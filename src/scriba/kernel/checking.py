@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from scriba.kernel import changes as rule_changes
+from scriba.kernel.declarations import ASSET_TYPE
 from scriba.kernel.errors import Refused
 from scriba.kernel.in_force import RulesInForce
 from scriba.kernel.state import ACTIVE, GameState
@@ -133,7 +134,9 @@ def coerce(state: GameState, action: str, name: str, type_: str, value: Any) -> 
         if proposal is None:
             raise Refused("unknown_proposal", proposal=str(value))
         return proposal["number"]
-    if type_ == "str":
+    if type_ == "str" or type_.startswith(ASSET_TYPE):
+        # An asset's key is kept as text; whether that asset exists, and is open to this
+        # action, the rules' checks say in their own words.
         if isinstance(value, dict | list):
             raise bad()
         return str(value)

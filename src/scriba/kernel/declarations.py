@@ -18,6 +18,14 @@ from scriba.kernel.values import BadValue, check_value
 ACTION_KINDS = ("plain", "propose", "vote", "join", "leave")
 PARAM_TYPES = ("str", "int", "number", "bool", "player", "proposal", "changes", "list",
                "dict", "any")
+# A parameter naming one of the game's assets of a kind ("asset:judgment"): given as its
+# key; the page offers the keys that exist (the rules' checks say which are open).
+ASSET_TYPE = "asset:"
+
+
+def param_type_known(type_: str) -> bool:
+    base = type_.rstrip("?")
+    return base in PARAM_TYPES or (base.startswith(ASSET_TYPE) and len(base) > len(ASSET_TYPE))
 VARIABLE_SCOPES = ("player", "game")
 
 
@@ -77,9 +85,10 @@ def _check_action(action: dict[str, Any], where: str) -> None:
             raise BadValue(f"{where}: params must be a dict of name to type, "
                            f"not {_kind(params)}")
         for name, type_ in params.items():
-            if not isinstance(type_, str) or type_.rstrip("?") not in PARAM_TYPES:
+            if not isinstance(type_, str) or not param_type_known(type_):
                 raise BadValue(f"{where}: parameter {name!r} has type {type_!r}; "
-                               f"types are {', '.join(PARAM_TYPES)} (with ? if optional)")
+                               f"types are {', '.join(PARAM_TYPES)} or asset:KIND "
+                               f"(with ? if optional)")
     who = action.get("who", "player")
     for option in who if isinstance(who, list) else [who]:
         if not isinstance(option, str) or not (

@@ -133,7 +133,9 @@ def actions() -> list[dict[str, Any]]:
     ``choice``), ``"join"``, ``"leave"`` or ``"plain"`` (the default: only recorded, rules
     react to it); ``params`` — extra parameters, name → type (``str``, ``int``,
     ``number``, ``bool``, ``player``, ``proposal``, ``changes`` (rule changes, checked
-    like a proposal's: known rules, code that compiles), ``list``, ``dict``, ``any``; a
+    like a proposal's: known rules, code that compiles), ``list``, ``dict``, ``any``,
+    ``asset:KIND`` (the key of one of the game's assets of that kind, e.g.
+    ``asset:judgment``: a page offers the ones that exist and your checks accept); a
     trailing ``?`` makes it optional); ``who`` — ``"player"`` (default), ``"anyone"``,
     ``"office:NAME"``, or a list of these; for votes, ``choices`` maps the ruleset's own
     words to ``for`` / ``against`` / ``abstain`` (or other outcomes a rule understands);
