@@ -100,17 +100,17 @@ def test_a_decameronomic_giornata_by_mail(mail_service: Service, post: Post) -> 
         box = post.inbox(mail[player])
         reports = [m for m in box if "Giornata 1" in m.split("\n", 1)[0]]
         assert reports, f"{player} got no report of Giornata 1: {[b[:60] for b in box]}"
-        assert "p1" in reports[-1]
+        assert "proposta 1" in reports[-1]
     # Bruno got one receipt for his letter, answering its four commands in order
     [receipt] = [m for m in post.inbox(mail["Bruno"]) if m.startswith("R: mossa")]
     assert receipt.index("> proposta: Saluti") < receipt.index("> proposta: Congedi") \
         < receipt.index("> vota p3")
-    assert "Cari tutti" in receipt  # the greeting is answered as not understood
+    assert "Cari tutti" not in receipt  # the greeting is prose, passed over
     # everyone else heard of Bruno's proposals, as the seeds require
     for player in ("Anna", "Carla", "Dario"):
-        assert any("Bruno" in m and "p1" in m for m in post.inbox(mail[player]))
+        assert any("Bruno" in m and "proposta 1" in m for m in post.inbox(mail[player]))
     # the veto was announced too
-    assert any("veto" in m.lower() and "p3" in m for m in post.inbox(mail["Carla"]))
+    assert any("veto" in m.lower() and "proposta 3" in m for m in post.inbox(mail["Carla"]))
 
 
 def test_an_anderwelt_round_by_mail(mail_service: Service, post: Post) -> None:
@@ -149,11 +149,16 @@ def test_an_anderwelt_round_by_mail(mail_service: Service, post: Post) -> None:
     post.deliver()
     [receipt] = [m for m in post.inbox(mail["Cora"]) if m.startswith("AW: Zug")]
     assert "ZAT" in receipt
-    # the round ends when the GM opens the next one: its report reaches every player
+    # G.2(1): the round ends at its ZAT with its evaluation, and its report reaches every
+    # player then, before the GM has set the next ZAT
+    assert service.reads.status("aw")["period"] == "Runde 1"
+    for player in players:
+        [report] = [m for m in post.inbox(mail[player]) if m.startswith("[aw] Runde 1")]
+        assert "Cora: Nomic-Punkte -20" in report
+    # the GM opens the next round: no second report of the first
     post.send("max@players.test", game, "as Max\nset_zat\ndays: 7\n", subject="Runde 2")
     assert service.reads.status("aw")["period"] == "Runde 2"
     post.deliver()
     for player in players:
-        [report] = [m for m in post.inbox(mail[player]) if m.startswith("[aw] Runde 1")]
-        assert "Cora" in report and "Nomic-Punkte" in report
+        assert len([m for m in post.inbox(mail[player]) if m.startswith("[aw] Runde 1")]) == 1
     assert service.outbox.messages(status="pending") == []

@@ -79,7 +79,7 @@ def test_a_piped_letter_is_kept_without_the_service_and_decided_by_mail_send(
     assert sent.returncode == 0, sent.stderr
     assert [p["label"] for p in game.reads.proposals("dec")] == ["p1"]
     [reply] = mail_server.collector.to("bruno@players.test")
-    assert "p1" in reply.get_content()
+    assert "proposta 1" in reply.get_content()
     # decided once: the same letter again, and another round, change nothing
     assert _pipe(db, raw).stdout.startswith(b"duplicate")
     assert Intake(game).decide_kept() == []

@@ -81,12 +81,12 @@ def test_letters_in_by_smtp_and_lmtp_replies_out_by_smtp(game: Service,
     assert len(receipts) == 2  # one per letter, the duplicate delivery answered once
     receipt = receipts[0]
     assert receipt["In-Reply-To"].strip() in receipt["References"]
-    assert "p1" in receipt.get_content()
+    assert "proposta 1" in receipt.get_content()
     assert receipt["Auto-Submitted"] == "auto-replied"
     assert receipt["List-Id"] == f"<dec.{DOMAIN}>"
     assert "unsubscribe" in receipt["List-Unsubscribe"]
     for other in ("anna@players.test", "carla@players.test"):
-        assert any("p1" in m.get_content() for m in collector.to(other))
+        assert any("proposta 1" in m.get_content() for m in collector.to(other))
     # sent once: a second run sends nothing
     os.environ["SCRIBA_SMTP"] = mail_server.url()
     try:
@@ -234,9 +234,9 @@ def test_scriba_mail_serve_takes_letters_and_delivers_replies(
         process.terminate()
         _, errors = process.communicate(timeout=30)
     # each is told of the other's proposal too; one letter answers each one's own
-    assert sum("p1" in m.get_content() and "Saluti" in m.get_content()
+    assert sum("proposta 1" in m.get_content() and "Saluti" in m.get_content()
                for m in mail_server.collector.to("bruno@players.test")) == 1
-    assert sum("p2" in m.get_content() and "Addio" in m.get_content()
+    assert sum("proposta 2" in m.get_content() and "Addio" in m.get_content()
                for m in mail_server.collector.to("carla@players.test")) == 1
     assert [p["label"] for p in game.reads.proposals("dec")] == ["p1", "p2"]
     assert mail_server.collector.password.encode() not in errors

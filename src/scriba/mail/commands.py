@@ -18,6 +18,7 @@ Lines that are none of these come back as :class:`Unclear` with what was expecte
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,6 +135,19 @@ class Grammar:
         if len(params) == 1 and str(next(iter(params.values()))).rstrip("?") == "list":
             return next(iter(params))
         return None
+
+    def looks_like_command(self, line: str) -> bool:
+        """Whether a line not understood was meant as a command (its first word is, or is
+        close to, a command word; or it sets ``key=value``) rather than prose ("Cari
+        amici,", "Un saluto, Carla"), which is passed over without a word."""
+        words = line.split()
+        if not words or "=" in line:
+            return bool(words)
+        head = _action_name(words[0])
+        known = VOTE_VERBS | PROPOSE_VERBS | set(MODE_WORDS) | set(self.actions)
+        if head in known:
+            return True
+        return len(head) > 3 and bool(difflib.get_close_matches(head, known, n=1, cutoff=0.8))
 
     def expected(self) -> str:
         names = ", ".join(sorted(self.actions)) or "-"

@@ -30,7 +30,7 @@ from email.utils import getaddresses
 from typing import Any
 
 from scriba.mail.auth import DATE_WINDOW, Signature, dated_within, verified_signature
-from scriba.mail.cleanup import strip_quotes
+from scriba.mail.cleanup import split_forward, strip_quotes
 from scriba.mail.commands import MODE_WORDS, Command, Grammar, Preference, Unclear, parse
 from scriba.mail.letter import (
     Letter,
@@ -235,16 +235,28 @@ class Intake:
             actions = self.service.reads.permitted_actions(game, player)
         except ServiceError:
             actions = []
-        text = strip_quotes(letter.text)
+        text, forwarded = split_forward(letter.text)
         subject = letter.subject.strip().lower()
         if subject in MODE_WORDS:  # List-Unsubscribe's mailto: the word is the subject
             text = f"{subject}\n{text}"
-        items = parse(text, actions, letter.attachments)
+        grammar = Grammar(actions)
+        # prose (greetings, sign-offs) is passed over; a line meant as a command is answered
+        items = [item for item in parse(text, actions, letter.attachments)
+                 if not isinstance(item, Unclear) or grammar.looks_like_command(item.text)]
+        skipped = ""  # a forwarded letter not acted on: said, not silently dropped
+        if forwarded is not None:
+            inside = [i for i in parse(forwarded, actions) if isinstance(i, Command)]
+            if len(inside) == 1 and not any(isinstance(i, Command | Preference)
+                                            for i in items):
+                items = inside  # the forward holds the letter's only command: done
+            elif inside:
+                skipped = say("forward_skipped", context.language)
         answers: list[str] = []
         if not any(isinstance(item, Command | Preference) for item in items):
             # Said once a day: an autoresponder that strips its headers cannot loop.
             context.n, context.line = 0, ""
             text = say("nothing", context.language, expected=Grammar(actions).expected())
+            text = f"{text}\n{skipped}" if skipped else text
             self.outbox.reply(context, "unclear", text,
                               key=f"nothing:{game}:{letter.sender}:{self._day()}")
             return [text]
@@ -262,6 +274,11 @@ class Intake:
             else:
                 text = self._perform(context, game, player, item, letter)
             answers.append(text)
+        if skipped:
+            context.n, context.line = len(items[:MAX_COMMANDS]) + 1, ""
+            if not self.outbox.answered(letter.message_id, context.n):
+                self.outbox.add_part(context, skipped)
+            answers.append(skipped)
         return answers
 
     def _perform(self, context: LetterContext, game: str, player: str, item: Command,

@@ -8,6 +8,7 @@ are kept as text for proposals.
 
 from __future__ import annotations
 
+import codecs
 import email
 import email.header
 import email.policy
@@ -50,17 +51,58 @@ def unsigned_identity(letter: Letter) -> str | None:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+# Labels read as the charsets their writers really use (the WHATWG Encoding Standard's
+# mapping): a Windows dash in a letter labelled ISO-8859-1 is a dash, not a control
+# character. A letter labelled US-ASCII with 8-bit bytes lies: UTF-8 is tried first.
+_SUPERSETS = {"iso8859_1": ["cp1252", "latin_1"], "ascii": ["utf-8", "cp1252"],
+              "iso8859_9": ["cp1254", "iso8859_9"], "iso8859_11": ["cp874", "iso8859_11"],
+              "gb2312": ["gbk"], "euc_kr": ["cp949", "euc_kr"]}
+
+
 def decode_bytes(data: bytes, charset: str | None) -> str:
-    """Bytes as text: the declared charset if it decodes cleanly, then UTF-8, then
-    Windows-1252 (what letters that lie about their charset are usually written in)."""
-    for candidate in (charset, "utf-8"):
-        if not candidate:
-            continue
+    """Bytes as text: the declared charset (as its real-world superset) if it decodes
+    cleanly, then UTF-8, then Windows-1252 (what letters that lie about their charset are
+    usually written in)."""
+    try:
+        declared = codecs.lookup(charset).name.replace("-", "_") if charset else None
+    except LookupError:
+        declared = None
+    candidates = _SUPERSETS.get(declared or "", [declared]) if declared else []
+    for candidate in [*candidates, "utf-8"]:
         try:
             return data.decode(candidate)
         except (LookupError, UnicodeDecodeError):
             continue
     return data.decode("cp1252", errors="replace")
+
+
+def unflow(text: str, delsp: bool) -> str:
+    """A format=flowed text (RFC 3676) re-joined: a line ending in a space goes on in the
+    next one of the same quote depth (the space dropped too with DelSp=yes); one leading
+    space of stuffing removed. Quoted lines keep their ``>`` marks."""
+    out: list[str] = []
+    joined: str | None = None
+    depth_of_joined = 0
+    for line in text.replace("\r\n", "\n").split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        body = line[depth:]
+        body = body[1:] if body.startswith(" ") else body
+        if joined is not None and depth != depth_of_joined:
+            out.append(_quoted(depth_of_joined, joined))
+            joined = None
+        if body.endswith(" ") and body != "-- ":
+            joined = (joined or "") + (body[:-1] if delsp else body)
+            depth_of_joined = depth
+        else:
+            out.append(_quoted(depth, (joined or "") + body))
+            joined = None
+    if joined is not None:
+        out.append(_quoted(depth_of_joined, joined))
+    return "\n".join(out)
+
+
+def _quoted(depth: int, text: str) -> str:
+    return f"{'>' * depth} {text}" if depth else text
 
 
 def _header(message: Message, name: str) -> str:
@@ -86,9 +128,14 @@ def _payload(part: Message) -> str:
         return raw if isinstance(raw, str) else ""
     try:
         charset = part.get_content_charset()
+        flowed = str(part.get_param("format") or "").lower() == "flowed"
+        delsp = str(part.get_param("delsp") or "").lower() == "yes"
     except Exception:  # noqa: BLE001
-        charset = None
-    return decode_bytes(data, charset)
+        charset, flowed, delsp = None, False, False
+    text = decode_bytes(data, charset)
+    if flowed and part.get_content_type() == "text/plain":
+        return unflow(text, delsp)
+    return text
 
 
 def _automatic(message: Message, sender: str) -> str:

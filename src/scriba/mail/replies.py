@@ -33,6 +33,9 @@ _TEXT: dict[str, str] = {
                  "attachment (rule code goes in a .star file or a ``` block).",
     "unclear": "Not understood: \"{line}\" — expected: {expected}",
     "nothing": "Scriba found no command in your letter. Expected: {expected}",
+    "forward_skipped": "The forwarded letter in yours was skipped: Scriba acts on a "
+                       "forwarded command only when it is the letter's only one. Write "
+                       "the commands you want done as your own.",
     "mode": "Mail preference set: {mode}.",
     "failed": "Not done: {reason}",
 }

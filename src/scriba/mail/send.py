@@ -15,7 +15,9 @@ import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from email.header import Header
 from email.message import EmailMessage
+from email.policy import EmailPolicy
 from email.utils import formatdate
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -55,8 +57,29 @@ def smtp_target(url: str | None = None) -> SmtpTarget:
                       password=unquote(parts.password) if parts.password else None)
 
 
+class MailPolicy(EmailPolicy):
+    """The default policy, but a subject with letters beyond ASCII is written as RFC 2047
+    encoded words only, each a whole number of characters (email.header's folding). The
+    default folder mixes plain and encoded words and may end a folded line with the space
+    it also folds with: a reader then sees two spaces, or none ("Saluticordiali")."""
+
+    def fold(self, name: str, value: Any) -> str:
+        if name.lower() == "subject" and not str(value).isascii():
+            encoded = Header(str(value), "utf-8", header_name=name).encode(linesep=self.linesep)
+            return f"{name}: {encoded}{self.linesep}"
+        return super().fold(name, value)
+
+    def fold_binary(self, name: str, value: Any) -> bytes:
+        if name.lower() == "subject" and not str(value).isascii():
+            return self.fold(name, value).encode("ascii")
+        return super().fold_binary(name, value)
+
+
+MAIL_POLICY = MailPolicy(linesep="\r\n")
+
+
 def compose(row: Any) -> EmailMessage:
-    message = EmailMessage()
+    message = EmailMessage(policy=MAIL_POLICY)
     message["From"] = f"Scriba <{game_address(row.game_id)}>"
     message["To"] = row.recipient
     message["Subject"] = row.subject

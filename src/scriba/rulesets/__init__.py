@@ -109,7 +109,9 @@ def vocabulary(table: Any) -> dict[str, list[str]]:
     out = {}
     for key, names in table.items():
         if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
-            raise RulesetError(f"[vocabulary] {key} must be a list of names")
+            raise RulesetError(f"[vocabulary] {key} must be a list of variable names"
+                               if key != "period_end" else
+                               "[vocabulary] period_end must be a list of notice kinds")
         out[key] = list(names)
     return out
 

@@ -39,6 +39,20 @@ def words(language: str) -> dict[str, str]:
     return {key: mail_text(text, language) for key, text in _REPLY.items()}
 
 
+SUBJECT_LIMIT = 78  # what a mail list shows whole (RFC 5322 2.1.1's line length)
+
+
+def short_subject(text: str, limit: int = SUBJECT_LIMIT) -> str:
+    """``text`` on one line, at most ``limit`` characters: cut at a word, never inside one,
+    and marked with "…" where cut (a single over-long word is cut, marked too)."""
+    whole = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    if len(whole) <= limit:
+        return whole
+    cut = whole[:limit]  # the "…" takes the last place; one more shows if a word ends there
+    head = cut.rsplit(" ", 1)[0] if " " in cut else cut[:limit - 1]
+    return (head.rstrip(" ,;:.–—-") or cut[:limit - 1]) + "…"
+
+
 @dataclass
 class LetterContext:
     """The letter being decided, for the commit listener's receipt."""

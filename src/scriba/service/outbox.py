@@ -38,6 +38,7 @@ from scriba.service.letters import (
     mail_domain,
     message_id_for,
     readers_in,
+    short_subject,
     words,
 )
 from scriba.service.reads import Reads
@@ -77,7 +78,7 @@ class Outbox:
         now = self.clock()
         row = {"created_at": now, "next_attempt": now, "attempts": 0, "headers": {},
                "game_id": None, "player": None, "status": "pending", **values}
-        row["subject"] = row["subject"][:500]
+        row["subject"] = short_subject(row["subject"])  # short and whole, on every kind
         row["headers"] = {"Message-ID": message_id_for(row["key"]), **row["headers"]}
         return row
 
@@ -157,8 +158,11 @@ class Outbox:
             if seat.language not in told:
                 told[seat.language] = self._describe(game_id, outcome, seat.language)
             text = told[seat.language]
-            subject = words(seat.language)["announce"].format(
-                game=game_id, actor=actor, what=text.split("\n", 1)[0][:120])
+            what = text.split("\n", 1)[0]
+            # the narration names the actor already: the subject says it once
+            subject = (words(seat.language)["report"].format(game=game_id, title=what)
+                       if actor in what else words(seat.language)["announce"].format(
+                           game=game_id, actor=actor, what=what))
             rows.append(self._row(
                 key=f"announce:{game_id}:{first}:{seat.email}", recipient=seat.email,
                 kind="announce", game_id=game_id, player=seat.player, subject=subject,
