@@ -33,3 +33,33 @@ def start_chromium(profile: Path, width: int = 1280, height: int = 900) -> Any:
                               options=options)
     driver.set_page_load_timeout(60)
     return driver
+
+
+def gone(element: Any) -> Any:
+    """Wait condition: the page holding ``element`` has been replaced. Chromium reports
+    this as a stale element, or, while the new page loads, as "Node with given id does
+    not belong to the document": both mean the old page is gone."""
+    from selenium.common.exceptions import WebDriverException
+
+    def predicate(_driver: Any) -> bool:
+        try:
+            element.is_enabled()
+        except WebDriverException:
+            return True
+        return False
+    return predicate
+
+
+def sign_in(driver: Any, base: str, email: str, password: str) -> None:
+    """Sign in through the sign-in page as a person would (cookies of before dropped)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.delete_all_cookies()
+    driver.get(base + "/signin")
+    driver.find_element(By.ID, "email").send_keys(email)
+    driver.find_element(By.ID, "password").send_keys(password)
+    button = driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]")
+    button.click()
+    WebDriverWait(driver, 20).until(gone(button))
+    assert "/signin" not in driver.current_url, driver.page_source[:2000]

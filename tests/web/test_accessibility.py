@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import needs_chromium, start_chromium
+from chromium import gone, needs_chromium, sign_in, start_chromium
 from pageserver import Server
 
 from scriba.service import open_service
@@ -35,7 +35,6 @@ pytest.importorskip("selenium", reason="selenium is not installed")
 pytest.importorskip("axe_selenium_python", reason="axe-selenium-python-nhsuk is not installed")
 pytestmark = needs_chromium
 
-from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -140,13 +139,7 @@ class Browser:
             return
         self.driver.delete_all_cookies()
         if email:
-            self.driver.get(self.base + "/signin")
-            self.driver.find_element(By.ID, "email").send_keys(email)
-            self.driver.find_element(By.ID, "password").send_keys(PASSWORD)
-            button = self.driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]")
-            button.click()
-            WebDriverWait(self.driver, 20).until(gone(button))
-            assert "/signin" not in self.driver.current_url
+            sign_in(self.driver, self.base, email, PASSWORD)
         self.who = email
 
     def width(self, width: int, height: int | None = None) -> None:
@@ -168,17 +161,6 @@ def browser(server: Server, tmp_path_factory: pytest.TempPathFactory):
     (SHOTS / "axe.txt").write_text("")
     yield Browser(driver, server.base)
     driver.quit()
-
-
-def gone(element: Any) -> Any:
-    """Wait condition: the page that held ``element`` has been replaced."""
-    def predicate(_driver: Any) -> bool:
-        try:
-            element.is_enabled()
-        except WebDriverException:
-            return True
-        return False
-    return predicate
 
 
 # --- axe-core --------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from chromium import needs_chromium, start_chromium
+from chromium import gone, needs_chromium, start_chromium
+from chromium import sign_in as browsing_sign_in
 from pageserver import Server
 
 from scriba.service import open_service
@@ -27,7 +28,6 @@ from scriba.service import open_service
 selenium = pytest.importorskip("selenium", reason="selenium is not installed")
 pytestmark = needs_chromium
 
-from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -86,28 +86,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory):
 
 
 # --- what a player does --------------------------------------------------------------------
-def sign_in(driver, base: str, email: str) -> None:
-    driver.delete_all_cookies()
-    driver.get(base + "/signin")
-    driver.find_element(By.ID, "email").send_keys(email)
-    driver.find_element(By.ID, "password").send_keys(PASSWORD)
-    button = driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]")
-    button.click()
-    WebDriverWait(driver, 20).until(gone(button))
-    assert "/signin" not in driver.current_url, driver.page_source[:2000]
-
-
-def gone(element):  # type: ignore[no-untyped-def]
-    """Wait condition: the page holding ``element`` has been replaced. Chromium reports
-    this as a stale element, or, while the new page loads, as "Node with given id does
-    not belong to the document": both mean the old page is gone."""
-    def predicate(_driver) -> bool:  # type: ignore[no-untyped-def]
-        try:
-            element.is_enabled()
-        except WebDriverException:
-            return True
-        return False
-    return predicate
+def sign_in(driver, base: str, email: str) -> None:  # type: ignore[no-untyped-def]
+    browsing_sign_in(driver, base, email, PASSWORD)
 
 
 def flash(driver) -> tuple[bool, str]:

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import needs_chromium, start_chromium
+from chromium import gone, needs_chromium, start_chromium
+from chromium import sign_in as browsing_sign_in
 from pageserver import Server, csrf_of, signed_in
 
 from scriba.rulesets import list_rulesets
@@ -28,7 +29,6 @@ from scriba.service import open_service
 selenium = pytest.importorskip("selenium", reason="selenium is not installed")
 pytestmark = needs_chromium
 
-from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -93,24 +93,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory):
 
 # --- a player at the page ----------------------------------------------------------------
 def sign_in(driver: Any, base: str, address: str) -> None:
-    driver.delete_all_cookies()
-    driver.get(base + "/signin")
-    driver.find_element(By.ID, "email").send_keys(address)
-    driver.find_element(By.ID, "password").send_keys(PASSWORD)
-    button = driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]")
-    button.click()
-    WebDriverWait(driver, 20).until(gone(button))
-    assert "/signin" not in driver.current_url
-
-
-def gone(element: Any) -> Any:
-    def predicate(_driver: Any) -> bool:
-        try:
-            element.is_enabled()
-        except WebDriverException:
-            return True
-        return False
-    return predicate
+    browsing_sign_in(driver, base, address, PASSWORD)
 
 
 def now_forms(driver: Any) -> dict[str, Any]:
