@@ -42,6 +42,7 @@ from scriba.service.letters import (
     words,
 )
 from scriba.service.reads import Reads
+from scriba.service.words import show_time
 from scriba.store.eventstore import EventStore
 from scriba.store.mail import OutboxMessage
 
@@ -306,19 +307,24 @@ class Outbox:
             if seat.player in acted:
                 continue
             try:
-                actions = [a.name for a in self.reads.actions_for(game_id, seat.player)]
+                actions = self.reads.actions_for(game_id, seat.player)
+                said = self.reads.words(game_id, seat.language)
             except ServiceError:
                 actions = []
             if not actions:
                 continue
+            # What a player reads: the actions by their labels, the time in words.
+            labels = [(said.action(a.name).label or SimpleNamespace(text=a.name)).text
+                      for a in actions]
             w = words(seat.language)
             name = status.get("deadline_name") or ""
+            when = show_time(deadline)
             self.enqueue(key=f"remind:{game_id}:{deadline}:{seat.email}",
                          recipient=seat.email, kind="remind", game_id=game_id,
                          player=seat.player, headers=self.thread_headers(game_id),
-                         subject=w["remind"].format(game=game_id, deadline=deadline),
-                         body=w["remind_body"].format(name=name, deadline=deadline,
-                                                      actions=", ".join(actions))
+                         subject=w["remind"].format(game=game_id, deadline=when),
+                         body=w["remind_body"].format(name=name, deadline=when,
+                                                      actions=", ".join(labels))
                          + w["footer"].format(game=game_id))
 
     def _digests(self) -> None:
