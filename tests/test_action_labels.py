@@ -98,5 +98,6 @@ def test_a_new_rules_compile_error_names_it_and_keeps_its_lines(
     first, *rest = outcome.message.splitlines()
     assert first == sentence
     assert "rule new" not in outcome.message and not first.endswith("error:")
-    assert any(line.lstrip().startswith("-->") for line in rest), outcome.message
-    assert any("|" in line for line in rest)  # the line shown, with the caret under it
+    # The line shown, with the caret under its column, as a block indented by four spaces.
+    assert "    2 |     return [std.set_var('a', 1" in rest, outcome.message
+    assert any(line.startswith("      |") and line.endswith("^") for line in rest)

@@ -303,7 +303,7 @@ def test_anderwelt_in_german_the_gms_round_and_a_dry_run() -> None:
         zat = svc.commands.perform("aw", "Max", "set_zat", {"deadline": "2026-04-08T18:00:00Z"})
         assert svc.reads.describe_outcome("aw", zat).startswith(
             "Angenommen: Max führt „ZAT festsetzen“ aus (Zeitpunkt: 2026-04-08 18:00 UTC). "
-            "Frist „zat“ gesetzt auf 2026-04-08 18:00 UTC. (Regel G.2)")
+            "Frist „ZAT“ gesetzt auf 2026-04-08 18:00 UTC. (Regel G.2)")  # [labels.timers]
         status = svc.reads.status("aw")
         assert status["period"] == "Runde 1" and status["deadline"] == "2026-04-08T18:00:00Z"
         change = {"enact": {"title": "Überschrift", "text": "Jede Meldung trägt eine Überschrift."}}
@@ -322,7 +322,7 @@ def test_anderwelt_in_german_the_gms_round_and_a_dry_run() -> None:
         reports = svc.reads.period_reports("aw")
         assert [r["title"] for r in reports][-1] == "Runde 1"
         texts = " ".join(e["text"] for e in svc.reads.chronicle("aw", kinds=["deadlines"]))
-        assert "Frist „zat“ erreicht." in texts
+        assert "Frist „ZAT“ erreicht." in texts
     finally:
         svc.close()
 

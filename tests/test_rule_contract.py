@@ -50,13 +50,13 @@ def trigger(service: Service, game: str) -> list[dict]:
 
 
 @pytest.mark.parametrize(("code", "message"), [
-    ("def on_vote_casted(game, event):\n    return []\n", "did you mean on_vote_cast?"),
+    ("def on_vote_casted(game, event):\n    return []\n", "Did you mean `on_vote_cast`?"),
     ("def tranform_vote_weight(game, value, context):\n    return value\n",
-     "did you mean transform_vote_weight?"),
-    ("def chek(game, command):\n    return None\n", "did you mean check?"),
-    ("def tally(game):\n    return 1\n", "a helper's name starts with _"),
+     "Did you mean `transform_vote_weight`?"),
+    ("def chek(game, command):\n    return None\n", "Did you mean `check`?"),
+    ("def tally(game):\n    return 1\n", "A helper function's name starts with `_` (`_tally`)"),
     ("def on_command_refused(game, event):\n    return []\n",
-     "no event type 'command_refused' to react to"),
+     "there is no event `command_refused` to react to"),
 ])
 def test_a_misspelt_hook_is_refused_when_proposed(service: Service, code: str,
                                                   message: str) -> None:

@@ -97,7 +97,7 @@ def test_code_that_does_not_compile_is_refused_when_proposed(service):
                      "    return [\n\ndef f(:\n"}}
     outcome = service.commands.perform(game, "Ann", "propose", {"changes": [bad]})
     assert not outcome.accepted
-    assert "does not compile" in outcome.message and "rule.star:4" in outcome.message
+    assert "does not compile" in outcome.message and "Line 4, column" in outcome.message
     assert service.reads.load(game).proposals == {}
 
 

@@ -1,6 +1,7 @@
 """Letters as real mail clients write them, through the intake: Gmail (multipart, quoted
 reply), Outlook (HTML only, Windows-1252 labelled ISO-8859-1), Apple Mail (format=flowed,
-DelSp=yes), Thunderbird (signature after "-- "), a forwarded letter, German in base64."""
+DelSp=yes), Thunderbird (signature after "-- "), iPhone ("Inviato da iPhone", quoted-printable),
+plain ISO-8859-1, a forwarded letter, German in base64: every vote counted."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from scriba.service import Service
 
 from .helpers import decameronomic, personal
 
-PLAYERS = ["Anna", "Bruno", "Carla", "Dario", "Elena", "Fabio"]
+PLAYERS = ["Anna", "Bruno", "Carla", "Dario", "Elena", "Fabio", "Gino", "Ilaria"]
 
 
 def _raw(sender: str, to: str, headers: str, body: bytes) -> bytes:
@@ -75,9 +76,24 @@ def test_letters_as_clients_write_them(mail_service: Service) -> None:
     # German, base64, from a player who writes German
     send("Elena", "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64",
          base64.encodebytes("Stimme p1 favorevole\n\nViele Grüße\nElena\n".encode()))
+    # iPhone: quoted-printable, "Inviato da iPhone" under the vote, the answered letter
+    # quoted with its attribution inside the quote
+    send("Gino", "Content-Type: text/plain; charset=utf-8\n"
+         "Content-Transfer-Encoding: quoted-printable",
+         b"Voto favorevole alla p1, ovviamente.\r\n\r\nInviato da iPhone\r\n\r\n"
+         b"> Il giorno 2 mar 2026, alle ore 10:00, Bruno <bruno@players.test> ha scritto:"
+         b"\r\n>=20\r\n> vota p1 contrario\r\n")
+    # plain ISO-8859-1 text with accents, the vote word abbreviated
+    send("Ilaria", "Content-Type: text/plain; charset=ISO-8859-1\n"
+         "Content-Transfer-Encoding: 8bit",
+         "Buongiorno!\r\n\r\nIo voto contr. sulla p1: perché sì.\r\n\r\nCiao\r\n"
+         "Ilaria\r\n".encode("latin-1"))
     votes = _votes(service)
-    assert {p: votes[p] for p in ("Anna", "Carla", "Dario", "Elena")} == {
-        "Anna": "for", "Carla": "against", "Dario": "for", "Elena": "for"}
+    assert {p: votes[p] for p in ("Anna", "Carla", "Dario", "Elena", "Gino", "Ilaria")} == {
+        "Anna": "for", "Carla": "against", "Dario": "for", "Elena": "for", "Gino": "for",
+        "Ilaria": "against"}
+    for player in ("Gino", "Ilaria"):  # nothing to note in letters fully understood
+        assert "Scriba non ha capito" not in _receipt(service, mail[player])
     # prose is passed over without a word; a line meant as a command is answered
     assert "Cari amici" not in _receipt(service, mail["Anna"])
     assert "Viele Grüße" not in _receipt(service, mail["Elena"])

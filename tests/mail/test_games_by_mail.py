@@ -45,7 +45,9 @@ class Post:
         return deliver_once(self.intake.outbox, SmtpTransport(smtp_target(self.out.url())))
 
     def inbox(self, address: str) -> list[str]:
-        return [f"{m['Subject']}\n{m.get_content()}" for m in self.out.collector.to(address)]
+        # the text of each message (a proposal's code comes as an attachment beside it)
+        return [f"{m['Subject']}\n{m.get_body(('plain',)).get_content()}"
+                for m in self.out.collector.to(address)]
 
 
 @pytest.fixture
@@ -130,12 +132,28 @@ def test_an_anderwelt_round_by_mail(mail_service: Service, post: Post) -> None:
               "Jeder Spieler grüßt den GM.\n\nnomic_number 5\n\n"
               "press Hallo Anderwelt!\n\nAm 1. März 2026 schrieb Max <max@gm.test>:\n"
               "> Bitte die Züge bis zum ZAT.\n", subject="Zug Runde 1")
-    post.send(mail["Bert"], game, "nomic_number 7\n", subject="Zug")
+    post.send(mail["Bert"], game, "Vorschlag: Pünktlichkeit\nKlasse: G\n"
+              "Der GM wertet jede Runde pünktlich aus.\n\nnomic_number 7\n", subject="Zug")
+    # G.8(2), G.6(1), R.6(1): every proposal in full to every player before its vote, with
+    # what the rules say of it (a Grundregel-Änderung, G.6(3)); the vote is next round
+    post.deliver()
+    published = {"Bert": ("[aw] Vorschlag 2 „Pünktlichkeit“ \u2014 Runde 1",
+                          "Der GM wertet jede Runde pünktlich aus.", "Grundregel-Änderung"),
+                 "Anna": ("[aw] Vorschlag 1 „Grußpflicht“ \u2014 Runde 1",
+                          "Jeder Spieler grüßt den GM.", "Änderung einfacher Regeln")}
+    for author, (subject, text, kind) in published.items():
+        for player in players:
+            if player == author:
+                continue
+            [told] = [m for m in post.inbox(mail[player]) if m.startswith(subject + "\n")]
+            assert text in told and kind in told and "Abstimmung in Runde: 2" in told
+    assert {p["data"]["ballot_round"] for p in service.reads.proposals("aw")} == {2}
     # a day before the ZAT, Cora (who has not moved) is reminded, the others are not
     service.commands.advance("aw", to="2026-03-07T20:00:00Z")
     post.deliver()
     reminders = {p: [m for m in post.inbox(mail[p]) if "Erinnerung" in m] for p in players}
     assert reminders["Cora"] and not reminders["Anna"] and not reminders["Bert"]
+    assert "(ZAT)" in reminders["Cora"][0]  # the deadline by its name in the game, not "zat"
     # Cora's move arrives after the ZAT: refused, and her round is an NMR
     service.commands.advance("aw", to="2026-03-08T19:00:00Z")
     post.send(mail["Cora"], game, "nomic_number 3\n", subject="Zug")
@@ -154,7 +172,15 @@ def test_an_anderwelt_round_by_mail(mail_service: Service, post: Post) -> None:
     assert service.reads.status("aw")["period"] == "Runde 1"
     for player in players:
         [report] = [m for m in post.inbox(mail[player]) if m.startswith("[aw] Runde 1")]
+        assert report.startswith("[aw] Runde 1 \u2014 Auswertung\n")
         assert "Cora: Nomic-Punkte -20" in report
+        # the evaluation as the GM published it: the rules' results, the proposals in
+        # full for next round's vote, the standings, and that the next ZAT is not set yet
+        assert "Veröffentlicht: Antrag 1 von Anna" in report and "NMR" in report
+        assert "Jeder Spieler grüßt den GM." in report
+        assert "Der GM wertet jede Runde pünktlich aus." in report
+        assert "Punktestand:\nAnna: Nomic-Punkte 60\n" in report.replace("\r\n", "\n")
+        assert "Die nächste Frist ist noch nicht festgesetzt." in report
     # the GM opens the next round: no second report of the first
     post.send("max@players.test", game, "as Max\nset_zat\ndays: 7\n", subject="Runde 2")
     assert service.reads.status("aw")["period"] == "Runde 2"

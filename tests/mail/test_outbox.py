@@ -29,7 +29,7 @@ def test_preferences_by_letter_digest_and_none(mail_service: Service) -> None:
     intake.receive(letter("carla@players.test", personal(intake, "Carla"), "",
                           subject="unsubscribe"), "t")
     modes = {s.player: s.mail_mode for s in mail_service.seats.seats("dec")}
-    assert modes == {"Anna": "digest", "Bruno": "each", "Carla": "none"}
+    assert modes == {"Anna": "digest", "Bruno": "auto", "Carla": "none"}  # Bruno never chose
     for label in ("p1", "p2"):
         intake.receive(letter("bruno@players.test", personal(intake, "Bruno"),
                               f"proposta: T {label}\nlabel: {label}\nTesto.\n"), "t")

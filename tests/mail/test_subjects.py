@@ -49,15 +49,15 @@ def test_a_long_subject_is_cut_at_a_word_and_read_back_whole(mail_service: Servi
         assert str(make_header(decode_header("".join(raw.splitlines())))) == shown
         assert len(shown) <= SUBJECT_LIMIT and "\n" not in shown
     for message in announced:
+        # the proposal by its number and title, the period whole: the title is what is cut,
+        # at a word, inside its quotes (as Italian writes them)
         shown = str(message["Subject"])
-        assert shown.startswith("[dec] ") and shown.count("Bruno") == 1  # the actor once
-        told = message.get_content().split("\n", 1)[0]  # the narration, whole
-        if shown.endswith("…"):  # cut: after a whole word of what the letter tells
-            kept = shown[len("[dec] "):-1]
-            assert told.startswith(kept) and told[len(kept)] in " ,:;."
-        else:
-            assert shown == f"[dec] {told}"
-        assert "“Saluti cordiali" in shown  # the space inside the quotes kept
+        assert shown.startswith("[dec] Proposta 1 «Saluti cordiali") and shown.endswith(
+            "» \u2014 Giornata 1")
+        kept = shown[len("[dec] Proposta 1 «"):-len("» \u2014 Giornata 1")]
+        assert kept.endswith("…") and TITLE.startswith(kept[:-1]) \
+            and TITLE[len(kept) - 1] == " "
+        assert TITLE in message.get_content()  # the title whole in the letter
 
 
 @pytest.mark.parametrize(("text", "expected"), [

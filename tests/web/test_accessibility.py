@@ -77,6 +77,8 @@ PAGES = [
     ("de-game-player", ANNA, "/games/spiel"),
     ("de-proposal-open", ANNA, "/games/spiel/proposals/gruss"),
     ("en-game-player", ANNA, "/games/game"),
+    ("en-recipe-refused", ANNA, "/games/game/recipes/bonus_for_adoption?fill=1&b_points=0"),
+    ("en-recipe-filled", ANNA, "/games/game/recipes/bonus_for_adoption?fill=1&b_points=3"),
     ("account", ANNA, "/account"),
     ("start-a-game", ANNA, "/new-game"),
     ("it-officer", OFFICER, "/games/partita/officer"),

@@ -352,3 +352,32 @@ def test_a_player_makes_and_revokes_their_own_token(site) -> None:
                      headers=bearer(token)).status_code == 401
     assert httpx.delete(f"{server.url}/api/v1/token",
                         headers=bearer(token)).status_code == 401
+
+
+def test_a_rules_code_is_checked_without_proposing_it(site) -> None:
+    """POST /games/{game}/check: the proposal decided on a copy, told in the caller's
+    language — its compile error with the line and caret, or its dry run — and nothing
+    recorded."""
+    server, service, tokens = site
+    broken = {"enact": {"title": "Bonus", "text": "Un punto.",
+                        "code": "def on_rule_changed(game, event)\n    return []\n"}}
+    before = len(service.reads.log("eq"))
+    answer = httpx.post(server.url + "/api/v1/games/eq/check?lang=de",
+                        headers=bearer(tokens["eq-Anna"]),
+                        json={"action": "propose", "args": {"changes": [broken]}})
+    assert answer.status_code == 200, answer.text
+    told = answer.json()
+    assert told["refused"].splitlines()[:2] == [
+        "Der Code der neuen Regel lässt sich nicht übersetzen:",
+        "Zeile 1, Spalte 33: Am Ende der Zeile fehlt ein Doppelpunkt `:`."]
+    assert told["dry_run"] is None
+    fine = {"enact": {"title": "Bonus", "text": "Un punto.",
+                      "code": "def on_rule_changed(game, event):\n    return []\n"}}
+    answer = httpx.post(server.url + "/api/v1/games/eq/check",
+                        headers=bearer(tokens["eq-Anna"]),
+                        json={"action": "propose", "args": {"changes": [fine]}})
+    told = answer.json()
+    assert told["refused"] is None and told["dry_run"]["events"], told
+    assert len(service.reads.log("eq")) == before  # nothing recorded
+    assert httpx.post(server.url + "/api/v1/games/eq/check",
+                      json={"action": "propose", "args": {}}).status_code == 401

@@ -53,7 +53,8 @@ MAX_PAGES = 40  # per game and reader: the crawl follows links, queries included
 # Pages of what changed in play (an amended, renumbered rule; a rule enacted in play).
 CHANGED = {"words": ["/games/words/rules/301", "/games/words/rules/203",
                      "/games/words/proposals/301"],
-           "parole": ["/games/parole/rules/201", "/games/parole/proposals/1"],
+           "parole": ["/games/parole/rules/201", "/games/parole/proposals/1",
+                      "/games/parole/recipes/bonus_for_adoption?fill=1&b_points=3"],
            "woerter": ["/games/woerter/rules/G.11", "/games/woerter/proposals/1",
                        "/games/woerter/rules/diff?since=2026-03-01"]}
 PER_KIND = 6  # rules, proposals: the first few of each (their pages share one template)
@@ -105,7 +106,9 @@ def game_words(service: object, game: str) -> list[str]:
             state.ruleset,
             str(state.name or "")]
     said += [*words.variables.values(), *words.offices.values(), *words.choices.values(),
-             *words.assets.values(), *strings(words.action_texts)]
+             *words.assets.values(), *strings(words.action_texts),
+             *words.timers.values(), *words.tally.values(),  # [labels.timers], [labels.tally]
+             *strings(words.proposal_data)]
     said += [r["title"] for r in state.rules.values()]
     said += [str(p.get("title") or "") for p in state.proposals.values()]
     said += [str(c.get("title") or "") for p in state.proposals.values()
@@ -258,13 +261,14 @@ SKIP = re.compile(r"^/(signout|language|static/)|/act/|/feed\.atom$|/officer/\w+
 def crawl(client: httpx.Client, start: list[str], limit: int) -> Iterator[tuple[str, str]]:
     """(address, html) of the pages reached from ``start`` by links, at most ``limit``."""
     seen: set[str] = set()
-    # A few pages of each kind: rules, proposals, and each query (``?amend=``) look alike.
+    # A few pages of each kind: rules, proposals, recipes, and each query (``?amend=``)
+    # look alike.
     shapes: Counter[tuple[str, frozenset[str]]] = Counter()
     queue = list(start)
     while queue and len(seen) < limit:
         path = queue.pop(0)
         parts = urlsplit(path)
-        shape = (re.sub(r"/(rules|proposals)/[^/]+", r"/\1/", parts.path),
+        shape = (re.sub(r"/(rules|proposals|recipes)/[^/]+", r"/\1/", parts.path),
                  frozenset(k.split("=")[0] for k in parts.query.split("&") if k))
         if path in seen or shapes[shape] >= (1 if parts.query else PER_KIND) \
                 and path not in start:
@@ -292,7 +296,9 @@ def pages_of(base: str, language: str, names: dict[str, list[str]]) -> Iterator[
     # The data of the accounts: names, addresses, the browser of a session.
     everyone = [n for game in names.values() for n in game] + [
         PLAYER, OFFICER, "Ufficiale", f"python-httpx/{httpx.__version__}",
-        "nope", "not-a-date"]  # what the reader typed, told back in a refusal
+        "nope", "not-a-date",  # what the reader typed, told back in a refusal
+        # the title of the rule a recipe filled in, now the author's own proposal's title
+        "Premio per una proposta approvata"]
     # Refusals are pages too: an unknown game, rule, proposal; a bad date.
     refusals = ["/games/nope", "/games/parole/rules/999", "/games/words/proposals/nope",
                 "/games/woerter/rules?at=not-a-date", "/games/parole/officer"]

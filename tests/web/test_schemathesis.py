@@ -37,7 +37,8 @@ def served(tmp_path_factory):
     tokens = {"player": seats.new_token(GAME, "Anna"),
               "officer": seats.new_token(GAME, "Bruno")}
     fixed = {"game": GAME, "proposal": "1",
-             "rule": str(next(r["id"] for r in service.reads.rules_at(GAME)))}
+             "rule": str(next(r["id"] for r in service.reads.rules_at(GAME))),
+             "recipe": service.recipes.list("en", GAME)[0].name}
     service.close()
     server = Server(db)
     yield server, tokens, fixed

@@ -216,3 +216,32 @@ def address_command(game: str, name: str, db: str = DbOption,
         typer.echo(game_address(game, service.mailroom.secret(game, name, rotate)))
     finally:
         service.close()
+
+
+@mail_app.command("requests")
+def requests_command(game: str, db: str = DbOption,
+                     accept: int = typer.Option(0, help="Admit the request with this number"),
+                     decline: int = typer.Option(0, help="Decline the request with this number"),
+                     ) -> None:
+    """The requests to join that wait for the officer (asked by mail); admit or decline one."""
+    from scriba.service.errors import ServiceError
+
+    service = _service(db)
+    try:
+        if accept:
+            service.joins.accept(game, accept)
+            typer.echo(f"admitted: request {accept}")
+        elif decline:
+            service.joins.decline(game, decline)
+            typer.echo(f"declined: request {decline}")
+        waiting = service.joins.queue(game)
+        for request in waiting:
+            typer.echo(f"{request['id']}\t{request['player']}\t{request['email']}\t"
+                       f"{request['received']:%Y-%m-%d %H:%M}")
+        if not waiting:
+            typer.echo(f"no request waiting in {game}")
+    except ServiceError as error:
+        typer.echo(f"scriba: {error}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        service.close()

@@ -52,6 +52,8 @@ EXTRAS: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
      {"publish": "Write a game's public pages as a static site."}),
     ("scriba.cli.mail", ("mail",),  # letters in and out
      {"mail": "Play by e-mail: receive, serve, fetch and send letters."}),
+    ("scriba.cli.checkrule", ("check-rule",),  # a rule's code checked, not proposed
+     {"check-rule": "Check a rule's code without proposing it."}),
 ]
 
 
@@ -337,7 +339,7 @@ def state_command(game: str, as_json: bool = typer.Option(False, "--json"),
     say(f"[bold]{safe(game, None)}[/bold] — {safe(summary['ruleset'])} — "
         f"{show_time(summary['time'])}" + (f" — {safe(period)}" if period else ""))
     if status.get("deadline"):
-        name = status.get("deadline_name")
+        name = words.timer(status["deadline_name"]) if status.get("deadline_name") else None
         say(f"Next deadline{' (' + safe(name) + ')' if name else ''}: "
             f"{show_time(status['deadline'])}")
     keys = sorted({k for p in summary["players"].values() for k in p if k != "status"})

@@ -93,7 +93,7 @@ def check_changes(rules: RulesInForce, state: GameState, raw: Any) -> list[dict[
         for code in rule_changes.codes_in(change):
             error = rules.info(code).error
             if error:
-                raise Refused("rule_code_invalid", rule=change.get("rule") or "new",
+                raise Refused("rule_code_invalid", rule=change.get("rule") or "new", code=code,
                               error=error)
         if change["type"] != "enact" or change.get("rule"):
             rule_changes.check_change_applies(scratch, change)

@@ -39,9 +39,14 @@ _MAX_MESSAGE = 2000
 
 @dataclass
 class Command:
+    """A command to decide. ``letter``: the letter it came in, when it came with others
+    (``{"id", "commands": [{"action", "args"}]}``): rules may require commands to come
+    together (DecameroNomic 2600) or count letters (300); the kernel only passes it on."""
+
     actor: str | None
     action: str
     args: dict[str, Any] = field(default_factory=dict)
+    letter: dict[str, Any] | None = None
 
 
 class Engine:
@@ -80,7 +85,8 @@ class Engine:
             if rule.get("code"):
                 error = self.info(rule["code"]).error
                 if error:
-                    raise Refused("rule_code_invalid", rule=rule["id"], error=error)
+                    raise Refused("rule_code_invalid", rule=rule["id"], error=error,
+                                  code=rule["code"])
         with self.command():
             run = Run(self, GameState(), time)
             run.push([created])
@@ -152,12 +158,16 @@ class Engine:
         with trial(state):
             run = Run(self, state, now)
             first = self._primary_event(run, command, action, args, now)
+            if command.letter is not None:  # the event's reactions see which letter
+                first["payload"]["letter"] = command.letter["id"]
             order = run.precedence()
             # Rules with check, or check_<this action>; the view only when there are some.
             checkers = run.hooked("check", command.action)
             view = build_view(state, order, now=now) if checkers else {}
             request = {"actor": command.actor, "action": command.action,
                        "kind": action.get("kind", "plain"), "args": args}
+            if command.letter is not None:
+                request["letter"] = command.letter
             aborts: list[Event] = []
             asked = run.call(checkers, "check", view, [request]) if checkers else []
             for result in asked:

@@ -35,10 +35,11 @@ _TYPES = [
               record_only=True),
     EventType("player_joined", "player, vars"),
     EventType("player_status", "player, status"),
-    EventType("action_taken", "action, args",
+    EventType("action_taken", "action, args, letter?",
               "a plain action; check event['action']", record_only=True),
-    EventType("proposal_submitted", "number, label, author, title, text, changes, data"),
-    EventType("vote_cast", "proposal, player, choice, data"),
+    EventType("proposal_submitted", "number, label, author, title, text, changes, data, "
+              "letter?", "letter: the id of the letter it came in, when it came in one"),
+    EventType("vote_cast", "proposal, player, choice, data, letter?"),
     EventType("vote_withdrawn", "proposal, player"),
     EventType("proposal_updated", "proposal, key, value"),
     EventType("proposal_resolved", "proposal, outcome, reason?, tally, apply",
@@ -57,7 +58,7 @@ _TYPES = [
     EventType("game_ended", "reason"),
     EventType("clock_advanced", "to", record_only=True),
     # Recorded for the record; rules are not asked about them.
-    EventType("command_refused", "actor, action, args, reason, message", dispatched=False,
+    EventType("command_refused", "actor, action, args, reason, message, rule?", dispatched=False,
               record_only=True),
     EventType("rule_code_aborted", "rule, hook, reason", dispatched=False, record_only=True),
     EventType("rule_change_failed", "change, cause, reason, details", dispatched=False,

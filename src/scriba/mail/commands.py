@@ -1,42 +1,42 @@
-"""The commands in a letter's text, read against the actions the rules declare.
+"""The commands in a letter's text, read against the actions the rules declare and the
+words they are called by (:mod:`.vocabulary`).
 
 Three forms, several per letter, in order:
 
-- a vote on one line: ``vote 12 for`` / ``vota 12 favorevole`` / ``Stimme 12 Ja``, more
-  parameters after it as ``key=value`` (``rating=8``); the vote words are the ruleset's
-  (``choices`` of the vote action) or the English for/against/abstain;
-- a proposal as a block: ``propose: TITLE`` (``proposta:``, ``Vorschlag:``), then
-  ``key: value`` lines for the action's parameters or the change (``label: p1``,
-  ``class: R``, ``amend: 305``, ``repeal: 305``), then the rule's text, and its code in a
+- a vote on one line: ``vota 12 favorevole`` / ``Ich stimme mit Ja für 12`` / ``vote 12
+  for``, more parameters as ``key=value`` (``rating=8``, ``gradimento=8``); the vote words
+  are the ruleset's (``choices`` of the vote action, or an abbreviation: ``fav.``) or the
+  English for/against/abstain;
+- a proposal as a block: ``proposta: TITLE`` (``Antrag:``, ``Vorschlag:``, the propose
+  action's label), then ``key: value`` lines for its parameters by name or label
+  (``lettera: 2``, ``Brief 2``) or the change (``class: R``, ``amend: 305``, ``abroga:
+  305``), then the rule's text up to its boundary (:mod:`.boundaries`), and its code in a
   fenced ``` block or a ``.star`` attachment;
-- any action the rules declare: its name, positional values for its parameters in order
-  (``veto p2``, ``nomic_number 17``) or ``key=value`` on the line, or ``key: value`` lines
-  below it.
+- any action the rules declare, by its label in any language ("Cedi Nomica", "Presse:")
+  or its name: values for its parameters in order, or after their labels ("a Carla"), or
+  ``key=value`` on the line, or ``key: value`` lines below it.
 
-Lines that are none of these come back as :class:`Unclear` with what was expected.
+Lines that are none of these come back as :class:`Unclear`; the front answers those that
+look like commands (:meth:`Vocabulary.looks_like_command`) and passes over prose.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-VOTE_VERBS = {"vote", "votes", "vota", "voto", "voti", "votare", "stimme", "stimmen",
-              "abstimmen", "abstimmung"}
-PROPOSE_VERBS = {"propose", "proposal", "proposta", "propongo", "proporre", "vorschlag",
-                 "antrag", "vorschlagen", "regelvorschlag"}
-MODE_WORDS = {"unsubscribe": "none", "disiscrivi": "none", "abbestellen": "none",
-              "digest": "digest", "each": "each"}
-CANONICAL = {"for": "for", "yes": "for", "against": "against", "no": "against",
-             "abstain": "abstain"}
+from scriba.mail import boundaries
+from scriba.mail.vocabulary import AMEND_KEYS, REPEAL_KEYS, Head, Vocabulary, fold, tokens
+
 _CHANGE_KEYS = {"class", "rule", "number", "kind"}
+_CHANGE_ALIASES = {"klasse": "class", "classe": "class"}  # "Klasse: R"
 _MAX_VALUE = 20000
-_KEY_LINE = re.compile(r"^([A-Za-z_][\w-]{0,40})\s*:\s*(.*)$")
-_INLINE_PAIR = re.compile(r"([A-Za-z_][\w-]{0,40})=(\"[^\"]*\"|'[^']*'|\S+)")
+_KEY_LINE = re.compile(r"^([^\W\d][\w' .-]{0,40}?)\s*:\s*(.*)$")
+_INLINE_PAIR = re.compile(r"([^\W\d][\w-]{0,40})=(\"[^\"]*\"|'[^']*'|\S+)")
+_REF = re.compile(r"#?[A-Za-z]{0,3}\d{1,9}")
 
 
 @dataclass
@@ -49,9 +49,14 @@ class Command:
 
 @dataclass
 class Unclear:
+    """A line not understood: ``why`` is ``choice`` (a vote word the game does not use),
+    ``values`` (more values than the action takes), ``vote`` (no proposal or no vote
+    word) or ``line``; ``action`` the action it comes closest to, if any."""
+
     line: int
     text: str
-    expected: str
+    why: str = "line"
+    action: str | None = None
 
 
 @dataclass
@@ -87,36 +92,16 @@ def _value(text: str) -> Any:
     return text
 
 
-class Grammar:
+class Grammar(Vocabulary):
     """The words of one game's actions, for reading its letters."""
 
-    def __init__(self, actions: list[Any]) -> None:
-        self.actions = {str(_attr(a, "name")): a for a in actions}
-        self.vote_actions = [a for a in actions if _attr(a, "kind") == "vote"]
-        self.propose = next((str(_attr(a, "name")) for a in actions
-                             if _attr(a, "kind") == "propose"), "propose")
-
-    def vote_action(self, verb: str) -> Any | None:
-        if verb in self.actions and _attr(self.actions[verb], "kind") == "vote":
-            return self.actions[verb]
-        plain = [a for a in self.vote_actions if "votes" not in (_attr(a, "params") or {})]
+    def vote_action(self, name: str) -> Any | None:
+        if name in self.actions and _attr(self.actions[name], "kind") == "vote":
+            return self.actions[name]
+        plain = [a for a in self.actions.values() if _attr(a, "kind") == "vote"
+                 and "votes" not in (_attr(a, "params") or {})]
         named = [a for a in plain if _attr(a, "name") == "vote"]
         return (named or plain or [None])[0]
-
-    def choice(self, action: Any | None, word: str) -> str | None:
-        choices = dict(_attr(action, "choices") or {}) if action is not None else {}
-        folded = word.casefold()
-        for name in choices:
-            if str(name).casefold() == folded:
-                return str(name)
-        canonical = CANONICAL.get(folded)
-        if canonical is not None:
-            for name, meaning in choices.items():
-                if meaning == canonical:
-                    return str(name)
-            if not choices:
-                return word
-        return None if choices else word
 
     def params(self, action: str) -> list[str]:
         info = self.actions.get(action)
@@ -136,199 +121,260 @@ class Grammar:
             return next(iter(params))
         return None
 
-    def looks_like_command(self, line: str) -> bool:
-        """Whether a line not understood was meant as a command (its first word is, or is
-        close to, a command word; or it sets ``key=value``) rather than prose ("Cari
-        amici,", "Un saluto, Carla"), which is passed over without a word."""
-        words = line.split()
-        if not words or "=" in line:
-            return bool(words)
-        head = _action_name(words[0])
-        known = VOTE_VERBS | PROPOSE_VERBS | set(MODE_WORDS) | set(self.actions)
-        if head in known:
+    def key(self, action: str, line: str) -> tuple[str, str] | None:
+        """A ``key: value`` line for ``action``: the parameter by its name or label."""
+        match = _KEY_LINE.match(line.strip())
+        if match:
+            said = tokens(match.group(1))
+            found = self.param(action, said)
+            if found is not None and found[1] == len(said):
+                return found[0], match.group(2)
+            return None
+        words = line.split()  # "Brief 2": a label and a number, without the colon
+        if len(words) >= 2 and re.fullmatch(r"\d{1,9}", words[-1]):
+            said = tokens(" ".join(words[:-1]))
+            found = self.param(action, said)
+            if found is not None and found[1] == len(said):
+                return found[0], words[-1]
+        return None
+
+    def strong(self, line: str) -> bool:
+        """A line that is a command wherever it stands, even right under a proposal's
+        text: a proposal or an action named with a colon ("Presse: …"), a whole vote,
+        an action by its name with values ("nomic_number 5")."""
+        head = self.head(line)
+        if head is None or head.kind == "mode":
+            return False
+        if head.kind == "vote":
+            return all(isinstance(x, Command) for x in _vote(0, line, head, self))
+        if head.colon or "=" in head.rest:
             return True
-        return len(head) > 3 and bool(difflib.get_close_matches(head, known, n=1, cutoff=0.8))
+        return head.kind == "action" and line.split()[0] == head.name
 
-    def expected(self) -> str:
-        names = ", ".join(sorted(self.actions)) or "-"
-        return f"vote <proposal> <choice> | propose: <title> | one of: {names}"
-
-
-def _action_name(word: str) -> str:
-    return word.strip().rstrip(":").replace("-", "_").casefold()
+    def weak(self, line: str) -> bool:
+        """A line that is a command when a blank line comes before it."""
+        head = self.head(line)
+        return head is not None and (head.kind != "mode" or not head.rest)
 
 
 def parse(text: str, actions: list[Any], attachments: dict[str, str] | None = None,
-          ) -> list[Item]:
-    grammar = Grammar(actions)
+          labels: dict[str, Any] | None = None, language: str = "en",
+          author: str = "", limit: int = 10000) -> list[Item]:
+    """The letter's items in order; ``author``: the writer's name, which signs it. Reading
+    stops after ``limit`` commands (more are not acted on)."""
+    grammar = Grammar(actions, labels, language)
     lines = text.split("\n")
     items: list[Item] = []
     stars = [code for name, code in sorted((attachments or {}).items())]
-    i = 0
-    while i < len(lines):
-        raw = lines[i]
-        line = raw.strip()
+    i = counted = commands = 0
+    while i < len(lines) and commands <= limit:
+        commands += sum(not isinstance(x, Unclear) for x in items[counted:])
+        counted = len(items)
+        line = lines[i].strip()
         if not line:
             i += 1
             continue
         words = line.split()
-        head = _action_name(words[0])
-        if head == "as" and len(words) == 2 and not items:  # an officer's "as NAME"
+        if fold(words[0]) == "as" and len(words) == 2 and not items:  # officer's "as NAME"
             i += 1
             continue
-        if head in PROPOSE_VERBS or (head == grammar.propose and head not in VOTE_VERBS):
-            command, i = _proposal(lines, i, grammar, stars)
+        head = grammar.head(line)
+        if head is None or boundaries.is_end_line(line):
+            items.append(Unclear(i + 1, line))  # prose, or a command misspelt
+            i += 1
+        elif head.kind == "propose" and (head.colon or not head.rest
+                                         or words[0] == grammar.propose):
+            command, i = _proposal(lines, i, head, grammar, stars, author)
             items.append(command)
-            continue
-        if head in MODE_WORDS and len(words) == 1:
-            items.append(Preference(i + 1, line, MODE_WORDS[head]))
+        elif head.kind == "propose":  # "Propongo di andare a cena": prose
+            items.append(Unclear(i + 1, line, action=grammar.propose))
             i += 1
-            continue
-        if head in VOTE_VERBS or (head in grammar.actions and
-                                  _attr(grammar.actions[head], "kind") == "vote"
-                                  and "votes" not in grammar.params(head)):
-            items.append(_vote(i + 1, line, words, head, grammar))
+        elif head.kind == "mode":
+            items.append(Preference(i + 1, line, head.name))
             i += 1
-            continue
-        if len(words) == 1 and grammar.list_param(head):
-            command, i = _vote_list(lines, i, head, grammar)
+        elif head.kind == "vote":
+            items += _vote(i + 1, line, head, grammar)
+            i += 1
+        elif not head.rest and grammar.list_param(head.name):
+            command, i = _vote_list(lines, i, head.name, grammar)
             items.append(command)
-            continue
-        if head in grammar.actions or (len(words) > 1 and "=" in line
-                                       and re.fullmatch(r"[a-z_]\w*", head)):
+        else:
             command, i = _action(lines, i, head, grammar)
             items.append(command)
-            continue
-        items.append(Unclear(i + 1, line, grammar.expected()))
-        i += 1
     return items
 
 
-def _vote(number: int, line: str, words: list[str], head: str, grammar: Grammar) -> Item:
-    action = grammar.vote_action(head)
-    name = str(_attr(action, "name")) if action is not None else (
-        head if head not in VOTE_VERBS else "vote")
-    rest = [w for w in words[1:] if "=" not in w]
-    pairs = dict(_INLINE_PAIR.findall(line))
-    words_expected = ", ".join(str(c) for c in (_attr(action, "choices") or {})) or \
-        "for, against, abstain"
-    if len(rest) < 2:
-        return Unclear(number, line, f"vote <proposal> <choice> ({words_expected})")
-    ref = rest[0].lstrip("#").rstrip(":,")
-    choice = grammar.choice(action, rest[1].rstrip(".,;"))
-    if choice is None:
-        return Unclear(number, line, f"vote {ref} <{words_expected}>")
-    args: dict[str, Any] = {"proposal": _value(ref), "choice": choice}
-    args.update({k: _value(v) for k, v in pairs.items()})
-    return Command(number, line, name, args)
+def _vote(number: int, line: str, head: Head, grammar: Grammar) -> list[Item]:
+    """The votes of a line, their words in any order: proposals (a number or label) and
+    vote words ("vota 1 favorevole, 2 contrario", "Ja für 3 und 4"), ``key=value`` pairs
+    for all of them; other small words ("per", "für", "la proposta") pass."""
+    action = grammar.vote_action(head.name)
+    name = str(_attr(action, "name")) if action is not None else "vote"
+    marks: list[tuple[str, str]] = []  # ("ref" | "choice", value), in the line's order
+    stray = None
+    for word in _INLINE_PAIR.sub(" ", head.rest).split():
+        word = word.strip(".,;:!?()«»\"“”")
+        if not word:
+            continue
+        if _REF.fullmatch(word):
+            marks.append(("ref", word.lstrip("#")))
+            continue
+        found = grammar.choice(action, word)
+        if found is not None:
+            marks.append(("choice", found))
+        elif stray is None and fold(word) not in _FILLER:
+            stray = word
+    pairs = _pairs(marks)
+    if not pairs:
+        has_ref = any(kind == "ref" for kind, _ in marks)
+        return [Unclear(number, line, "choice" if has_ref and stray else "vote", name)]
+    extra = {}
+    for key, value in _INLINE_PAIR.findall(head.rest):
+        found_key = grammar.param(name, tokens(key))
+        extra[found_key[0] if found_key else key] = _value(value)
+    return [Command(number, line, name, {"proposal": _value(ref), "choice": choice, **extra})
+            for ref, choice in pairs]
 
 
-def _vote_list(lines: list[str], i: int, head: str, grammar: Grammar) -> tuple[Item, int]:
+def _pairs(marks: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Proposals with their vote words: a word before any proposal goes with those after
+    it ("favorevole 1 e 2"); else with those before it ("1 e 2 favorevole, 3 contrario").
+    A proposal left without a word is not voted on ("… perché la regola 3 …")."""
+    pairs: list[tuple[str, str]] = []
+    waiting: list[str] = []
+    choice_first = bool(marks) and marks[0][0] == "choice"
+    current: str | None = None
+    for kind, value in marks:
+        if kind == "choice" and choice_first:
+            current = value
+        elif kind == "choice":
+            pairs += [(ref, value) for ref in waiting]
+            waiting = []
+        elif choice_first and current is not None:
+            pairs.append((value, current))
+        else:
+            waiting.append(value)
+    return list(dict.fromkeys(pairs))
+
+
+# Small words a vote line may hold around its proposal and vote word.
+_FILLER = {"su", "sulla", "alla", "la", "per", "proposta", "proposal", "on", "to", "with",
+           "mit", "fur", "zu", "zum", "uber", "antrag", "vorschlag", "den", "dem", "the",
+           "il", "mio", "voto", "ist", "e", "is", "di", "del", "della", "n", "nr", "no."}
+
+
+def _vote_list(lines: list[str], i: int, name: str, grammar: Grammar) -> tuple[Item, int]:
     """``vote_letter`` then one vote per line: the votes go together in one command."""
     number, first = i + 1, lines[i].strip()
     ballots: list[dict[str, Any]] = []
     i += 1
     while i < len(lines) and lines[i].strip():
-        words = lines[i].strip().split()
-        verb = _action_name(words[0])
-        if verb not in VOTE_VERBS:
+        head = grammar.head(lines[i].strip())
+        if head is None or head.kind != "vote":
             break
-        vote = _vote(i + 1, lines[i].strip(), words, verb, grammar)
-        if isinstance(vote, Unclear):
-            return vote, i + 1
-        ballots.append(vote.args)
+        votes = _vote(i + 1, lines[i].strip(), head, grammar)
+        if isinstance(votes[0], Unclear):
+            return votes[0], i + 1
+        ballots += [dict(vote.args) for vote in votes if isinstance(vote, Command)]
         i += 1
-    param = grammar.list_param(head) or "votes"
+    param = grammar.list_param(name) or "votes"
     if not ballots:
-        return Unclear(number, first, f"{head}, then one line per vote: vote <proposal> "
-                       "<choice>"), i
-    return Command(number, first, head, {param: ballots}), i
+        return Unclear(number, first, "vote", name), i
+    return Command(number, first, name, {param: ballots}), i
 
 
-def _action(lines: list[str], i: int, head: str, grammar: Grammar) -> tuple[Item, int]:
+def _action(lines: list[str], i: int, head: Head, grammar: Grammar) -> tuple[Item, int]:
     line = lines[i].strip()
-    number = i + 1
+    name, rest, number = head.name, head.rest, i + 1
     args: dict[str, Any] = {}
-    rest = line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
     pairs = _INLINE_PAIR.findall(rest)
     if pairs:
-        args.update({k: _value(v) for k, v in pairs})
-    elif rest.strip():
-        match = _KEY_LINE.match(rest.strip())
-        if match and match.group(1) in grammar.params(head):
-            args[match.group(1)] = _value(match.group(2))
+        for key, value in pairs:
+            found = grammar.param(name, tokens(key))
+            args[found[0] if found else key] = _value(value)
+    elif rest:
+        keyed = grammar.key(name, rest)
+        if keyed is not None:
+            args[keyed[0]] = _value(keyed[1])
         else:
-            slots = grammar.required(head) or grammar.params(head)
-            values = rest.split() if len(slots) > 1 else [rest.strip()]
-            if len(values) > len(slots):
-                expected = " ".join(f"<{s}>" for s in slots) or "no values"
-                return Unclear(number, line, f"{head} {expected}"), i + 1
-            args.update({slot: _value(v) for slot, v in zip(slots, values, strict=False)})
+            values = _positional(rest, name, grammar)
+            if values is None:
+                return Unclear(number, line, "values", name), i + 1
+            args.update(values)
     i += 1
-    known = set(grammar.params(head))
-    while i < len(lines):
-        match = _KEY_LINE.match(lines[i].strip())
-        if not match or (known and match.group(1) not in known):
+    while i < len(lines) and lines[i].strip():
+        keyed = grammar.key(name, lines[i])
+        if keyed is None:
             break
-        args[match.group(1)] = _value(match.group(2))
+        args[keyed[0]] = _value(keyed[1])
         i += 1
-    return Command(number, line, head, args), i
+    return Command(number, line, name, args), i
 
 
-def _proposal(lines: list[str], i: int, grammar: Grammar,
-              stars: list[str]) -> tuple[Item, int]:
+def _positional(rest: str, name: str, grammar: Grammar) -> dict[str, Any] | None:
+    """Values after an action's words: each after its parameter's label ("a Carla"), the
+    others in the parameters' order; one parameter takes the whole rest."""
+    slots = grammar.required(name) or grammar.params(name)
+    if len(slots) <= 1 and not _labelled(rest, name, grammar):
+        return {slots[0]: _value(rest)} if slots else None
+    raw = rest.split()
+    said: dict[str, list[str]] = {}
+    loose: list[str] = []
+    k = 0
+    while k < len(raw):  # a label takes the one word after it ("a Carla")
+        found = grammar.param(name, tokens(" ".join(raw[k:k + 4])))
+        if found is not None and k + found[1] < len(raw):
+            said[found[0]] = [raw[k + found[1]].strip(",")]
+            k += found[1] + 1
+            continue
+        loose.append(raw[k].strip(","))
+        k += 1
+    free = [s for s in slots if s not in said]
+    if len(loose) > len(free):
+        return None
+    values = {slot: _value(v) for slot, v in zip(free, loose, strict=False)}
+    values.update({key: _value(" ".join(words)) for key, words in said.items()})
+    return values
+
+
+def _labelled(rest: str, name: str, grammar: Grammar) -> bool:
+    found = grammar.param(name, tokens(" ".join(rest.split()[:4])))
+    return found is not None and len(rest.split()) > found[1]
+
+
+def _proposal(lines: list[str], i: int, head: Head, grammar: Grammar,
+              stars: list[str], author: str) -> tuple[Item, int]:
     first = lines[i].strip()
     number = i + 1
-    title = first.split(None, 1)[1].strip() if len(first.split(None, 1)) > 1 else ""
-    title = title.lstrip(":").strip()
-    params = set(grammar.params(grammar.propose)) or {"label", "title", "letter"}
+    title = head.rest.strip()
+    propose = grammar.propose
+    params = set(grammar.params(propose)) or {"label", "title", "letter"}
     args: dict[str, Any] = {}
     change: dict[str, Any] = {}
     kind, target = "enact", None
     i += 1
     while i < len(lines):
         match = _KEY_LINE.match(lines[i].strip())
-        if not match:
-            break
-        key, value = match.group(1), match.group(2)
-        if key in ("amend", "repeal"):
-            kind, target = key, _value(value)
+        key = fold(match.group(1)) if match else ""
+        key = _CHANGE_ALIASES.get(key, key)
+        value = match.group(2) if match else ""
+        if key in AMEND_KEYS or key in REPEAL_KEYS:
+            kind, target = ("amend" if key in AMEND_KEYS else "repeal"), _value(value)
         elif key == "code" and value.strip().endswith(".star"):
-            change["_code_file"] = value.strip()
-        elif key in params and key != "changes":
-            args[key] = _value(value)
+            pass  # the attachment named: taken below
         elif key == "changes":
             args["changes"] = _value(value)
         elif key in _CHANGE_KEYS:
             change[key] = _value(value)
+        elif (keyed := grammar.key(propose, lines[i])) is not None and keyed[0] in params:
+            args[keyed[0]] = _value(keyed[1])
         else:
             break
         i += 1
-    text_lines: list[str] = []
-    code_lines: list[str] | None = None
-    fenced = False
-    while i < len(lines):
-        line = lines[i]
-        bare = line.strip()
-        if bare.startswith("```"):
-            if fenced:
-                fenced = False
-            else:
-                fenced, code_lines = True, []
-            i += 1
-            continue
-        if fenced:
-            assert code_lines is not None
-            code_lines.append(line)
-            i += 1
-            continue
-        if not bare and _starts_command(lines, i + 1, grammar):
-            break
-        text_lines.append(line.rstrip())
-        i += 1
-    text = "\n".join(text_lines).strip()
-    code = "\n".join(code_lines) + "\n" if code_lines else None
-    change.pop("_code_file", None)
+    told = boundaries.body(lines, i, lambda j: grammar.strong(lines[j]),
+                           lambda j: grammar.weak(lines[j]), author)
+    text = "\n".join(told.text).strip()
+    code = "\n".join(told.code) + "\n" if told.code else None
     if code is None and stars:
         code = stars.pop(0)  # the letter's .star attachments, in name order
     if "changes" not in args:
@@ -347,14 +393,4 @@ def _proposal(lines: list[str], i: int, grammar: Grammar,
             args["changes"] = [{kind: body}]
     if title and "title" in params and "title" not in args:
         args["title"] = title
-    return Command(number, first, grammar.propose, args), i
-
-
-def _starts_command(lines: list[str], i: int, grammar: Grammar) -> bool:
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    if i >= len(lines):
-        return True
-    head = _action_name(lines[i].split()[0])
-    return head in VOTE_VERBS or head in PROPOSE_VERBS or head in grammar.actions \
-        or head in MODE_WORDS
+    return Command(number, first, propose, args), told.end

@@ -22,33 +22,33 @@
 from __future__ import annotations
 
 import logging
-import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from email.utils import getaddresses
 from typing import Any
 
+from scriba.mail import requests, strangers
+from scriba.mail.addresses import route, signed_games
 from scriba.mail.auth import DATE_WINDOW, Signature, dated_within, verified_signature
-from scriba.mail.cleanup import split_forward, strip_quotes
-from scriba.mail.commands import MODE_WORDS, Command, Grammar, Preference, Unclear, parse
+from scriba.mail.cleanup import strip_quotes
+from scriba.mail.commands import Command, Preference
 from scriba.mail.letter import (
     Letter,
-    decode_header,
     message_id_of,
     read_letter,
     unsigned_identity,
 )
+from scriba.mail.reading import how_to_write, note, read_commands
 from scriba.mail.replies import say
 from scriba.service import Service
 from scriba.service.errors import ServiceError
 from scriba.service.inbound import MAX_LETTER_BYTES, envelope_sender
 from scriba.service.letters import LetterContext, current_letter, game_address, mail_domain
+from scriba.service.receipts import understood
+from scriba.service.rules_letter import make_letter
 
 MAX_BYTES = MAX_LETTER_BYTES
 log = logging.getLogger(__name__)
 MAX_COMMANDS = 50
-_TAG = re.compile(r"\[([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]")
 
 
 @dataclass
@@ -139,7 +139,8 @@ class Intake:
             why = letter.automatic or "X-Loop"
             finish(letter_id, "ignored", f"automatic mail ({why}): not answered")
             return Received(letter.message_id, "ignored")
-        game, player = self._route(letter)
+        game, player = route(letter.recipients, letter.subject, self._games(),
+                             self.mailroom.player_for_secret)
         context = LetterContext(message_id=letter.message_id, reply_to=letter.sender,
                                 language="en", subject=letter.subject,
                                 references=letter.references, game_id=game)
@@ -151,6 +152,12 @@ class Intake:
         context.language = self._game_language(game)
         signature: Signature | None = None
         if player is not None:
+            # a personal address acts for its player's registered From only: nobody acts
+            # as another player by writing to their address
+            owner = self._claimed_player(game, letter.sender, letter.text)
+            if owner != player:
+                context.player = owner  # the answer goes to the sender's own seat, if any
+                return self._not_yours(letter_id, context, letter)
             auth, identity = "address", unsigned_identity(letter)
         else:
             claimed = self._claimed_player(game, letter.sender, letter.text)
@@ -192,7 +199,7 @@ class Intake:
         """A signed letter acts in a game its signed To or Cc names, and only while its
         signed Date is recent; None when it may act (``context`` then names the game)."""
         finish = self.mailroom.finish
-        games = self._signed_games(signature)
+        games = signed_games(signature.headers, self._games(), mail_domain())
         if not games:
             self.outbox.reply(context, "not_addressed", say(
                 "not_addressed", context.language, game=context.game_id,
@@ -221,115 +228,116 @@ class Intake:
 
     def _unknown(self, letter_id: int, context: LetterContext, letter: Letter) -> Received:
         game = context.game_id
+        answered = strangers.stranger(self, letter_id, context, letter)  # rules, to join
+        if answered is not None:
+            return Received(letter.message_id, answered, game)
         self.outbox.reply(context, "unknown_sender", say(
-            "unknown_sender", context.language, game=game, sender=letter.sender),
+            "unknown_sender", context.language, game=game, sender=letter.sender) + "\n\n"
+            + say("requests_hint", context.language),
             key=f"unknown:{game}:{letter.sender}:{self._day()}")
         self.mailroom.finish(letter_id, "refused", "unknown sender", game)
+        return Received(letter.message_id, "refused", game)
+
+    def _not_yours(self, letter_id: int, context: LetterContext, letter: Letter) -> Received:
+        game = context.game_id
+        self.outbox.reply(context, "not_yours", say(
+            "not_yours", context.language, game=game, sender=letter.sender),
+            key=f"not_yours:{game}:{letter.sender}:{self._day()}")
+        self.mailroom.finish(letter_id, "refused", "a personal address of another sender",
+                             game)
         return Received(letter.message_id, "refused", game)
 
     def _commands(self, context: LetterContext, game: str, player: str,
                   letter: Letter) -> list[str]:
         try:
-            # What the seat permits, not only what is open now: a letter naming a move
-            # the rules refuse gets their refusal, not "nothing understood".
-            actions = self.service.reads.permitted_actions(game, player)
+            # Every action the rules declare, not only what the seat may do now: a letter
+            # naming a move the rules refuse gets their refusal, not "nothing understood".
+            actions = self.service.reads.declared_actions(game)
+            labels = self.service.reads.words(game, context.language).action_texts
         except ServiceError:
-            actions = []
-        text, forwarded = split_forward(letter.text)
-        subject = letter.subject.strip().lower()
-        if subject in MODE_WORDS:  # List-Unsubscribe's mailto: the word is the subject
-            text = f"{subject}\n{text}"
-        grammar = Grammar(actions)
-        # prose (greetings, sign-offs) is passed over; a line meant as a command is answered
-        items = [item for item in parse(text, actions, letter.attachments)
-                 if not isinstance(item, Unclear) or grammar.looks_like_command(item.text)]
-        skipped = ""  # a forwarded letter not acted on: said, not silently dropped
-        if forwarded is not None:
-            inside = [i for i in parse(forwarded, actions) if isinstance(i, Command)]
-            if len(inside) == 1 and not any(isinstance(i, Command | Preference)
-                                            for i in items):
-                items = inside  # the forward holds the letter's only command: done
-            elif inside:
-                skipped = say("forward_skipped", context.language)
-        answers: list[str] = []
-        if not any(isinstance(item, Command | Preference) for item in items):
+            actions, labels = [], {}
+        # prose (greetings, sign-offs) is passed over; lines meant as commands and not
+        # understood are listed in one note at the end, in the game's words
+        reading = read_commands(letter.text, letter.subject, actions, labels,
+                                context.language, letter.attachments, author=player,
+                                limit=MAX_COMMANDS)
+        items = reading.items[:MAX_COMMANDS]
+        unclear = note(reading, context.language)
+        asked = requests.split(letter.text)[0] if not items else []
+        if asked:  # no command, but the rules, the standings...: answered, not "nothing"
+            context.n, context.line = 0, ""
+            text = strangers.answer_requests(self, context, game, asked)
+            self.outbox.reply(context, "requests", text, key=f"requests:{letter.message_id}")
+            return [text]
+        if not items:
             # Said once a day: an autoresponder that strips its headers cannot loop.
             context.n, context.line = 0, ""
-            text = say("nothing", context.language, expected=Grammar(actions).expected())
-            text = f"{text}\n{skipped}" if skipped else text
+            try:  # the moves this writer's seat permits, by their labels
+                only = {a.name for a in self.service.reads.permitted_actions(game, player)}
+            except ServiceError:
+                only = None
+            text = "\n\n".join(t for t in (say("nothing", context.language), unclear,
+                                            how_to_write(reading.grammar, context.language,
+                                                         only)) if t)
             self.outbox.reply(context, "unclear", text,
                               key=f"nothing:{game}:{letter.sender}:{self._day()}")
             return [text]
-        for n, item in enumerate(items[:MAX_COMMANDS], start=1):
+        # one e-mail is one letter to the rules, however many commands it carries
+        together = make_letter(letter.message_id, [(i.action, i.args) for i in items
+                                                   if isinstance(i, Command)])
+        answers: list[str] = []
+        for n, item in enumerate(items, start=1):
             context.n, context.line = n, item.text[:500]
             if self.outbox.answered(letter.message_id, n):
                 continue  # decided before a crash: never twice
-            if isinstance(item, Unclear):
-                text = say("unclear", context.language, line=item.text[:200],
-                           expected=item.expected)
-                self.outbox.add_part(context, text)
-            elif isinstance(item, Preference):
+            if isinstance(item, Preference):
                 text = self._preference(game, player, item.mode, context.language)
                 self.outbox.add_part(context, text)
             else:
-                text = self._perform(context, game, player, item, letter)
+                text = self._perform(context, game, player, item, letter, together)
             answers.append(text)
-        if skipped:
-            context.n, context.line = len(items[:MAX_COMMANDS]) + 1, ""
+        if unclear:  # the one note, after the answers
+            context.n, context.line = len(items) + 1, ""
             if not self.outbox.answered(letter.message_id, context.n):
-                self.outbox.add_part(context, skipped)
-            answers.append(skipped)
+                self.outbox.add_part(context, unclear)
+            answers.append(unclear)
         return answers
 
     def _perform(self, context: LetterContext, game: str, player: str, item: Command,
-                 letter: Letter) -> str:
+                 letter: Letter, together: dict[str, Any] | None = None) -> str:
         token = current_letter.set(context)
         try:
             outcome = self.service.commands.perform(
                 game, player, item.action, item.args, channel="mail",
-                raw=letter.text[:100000], request_id=f"{letter.message_id}#{context.n}")
+                raw=letter.text[:100000], request_id=f"{letter.message_id}#{context.n}",
+                letter=together)
         except ServiceError as error:
-            text = say("failed", context.language, reason=str(error))
+            text = say("failed", context.language, reason=str(error),
+                       what=self._understood(game, item, context.language))
             self.outbox.add_part(context, text)
             return text
         finally:
             current_letter.reset(token)
         return outcome.message if not outcome.accepted else "accepted"
 
+    def _understood(self, game: str, item: Command, language: str) -> str:
+        """The command as read, in the game's words (for a refusal before the rules)."""
+        try:
+            return understood(item.action, item.args, self.service.reads.words(game, language))
+        except ServiceError:
+            return item.text[:200]
+
     def _preference(self, game: str, player: str, mode: str, language: str) -> str:
         try:
             seat = next(s for s in self.service.seats.seats(game) if s.player == player)
             self.service.accounts.update_preferences(seat.account_id, mail_mode=mode)
         except (StopIteration, ServiceError) as error:
-            return say("failed", language, reason=str(error) or mode)
+            return say("failed", language, reason=str(error) or mode, what=mode)
         return say("mode", language, mode=mode)
 
     # --- who and which game ---------------------------------------------------------
-    def _route(self, letter: Letter) -> tuple[str | None, str | None]:
-        """The game the letter was sent to (envelope, headers, subject tag) and, when one
-        of its recipients is a player's personal address of it, that player."""
-        games = {g["id"] for g in self.service.reads.games()}
-        found = [pair for address in letter.recipients
-                 for pair in _game_ids(_tail(address), games)]
-        for game, secret in found:
-            player = self.mailroom.player_for_secret(game, secret) if secret else None
-            if player is not None:
-                return game, player
-        if found:
-            return found[0][0], None
-        tagged = _tagged(letter.subject, games)
-        return (tagged[0] if tagged else None), None
-
-    def _signed_games(self, signature: Signature) -> list[str]:
-        """The games whose addresses (on our domain) the signed To and Cc name, then the
-        ``[GAME]`` of a signed subject sent to one of our addresses."""
-        games = {g["id"] for g in self.service.reads.games()}
-        values = [signature.headers.get(name, "") for name in ("to", "cc")]
-        tails = [_tail(address, mail_domain()) for _, address in getaddresses(values)]
-        named = [game for tail in tails for game, _ in _game_ids(tail, games)]
-        if any(tail is not None for tail in tails) and "subject" in signature.headers:
-            named += _tagged(decode_header(signature.headers["subject"]), games)
-        return list(dict.fromkeys(named))
+    def _games(self) -> set[str]:
+        return {g["id"] for g in self.service.reads.games()}
 
     def _claimed_player(self, game: str, sender: str, text: str = "") -> str | None:
         """The player whose registered address sent the letter; for the game's officer,
@@ -395,38 +403,6 @@ class Intake:
         except ServiceError:
             pass
         return default
-
-
-def _tail(address: str, domain: str | None = None) -> str | None:
-    """``GAME[.SECRET]`` of ``scriba+GAME[.SECRET]@…`` ("" for ``scriba@…``), or None;
-    with ``domain``, only for an address on it."""
-    name, _, at = address.strip().lower().rpartition("@")
-    local = os.environ.get("SCRIBA_MAIL_LOCAL", "scriba").lower()
-    prefix, _, tail = name.partition("+")
-    if prefix != local or (domain is not None and at != domain.lower().rstrip(".")):
-        return None
-    return tail
-
-
-def _game_ids(tail: str | None, games: set[str]) -> list[tuple[str, str | None]]:
-    """``GAME`` or ``GAME.SECRET`` (a game id may itself hold dots)."""
-    if not tail:
-        return []
-    lowered = {g.lower(): g for g in games}
-    out: list[tuple[str, str | None]] = []
-    if tail.lower() in lowered:
-        out.append((lowered[tail.lower()], None))
-    head, dot, secret = tail.rpartition(".")
-    if dot and head.lower() in lowered:
-        out.append((lowered[head.lower()], secret))
-    # a secret wins over the bare game: it is the more specific address
-    return sorted(out, key=lambda pair: pair[1] is None)
-
-
-def _tagged(subject: str, games: set[str]) -> list[str]:
-    """The games named ``[GAME]`` in a subject."""
-    lowered = {g.lower(): g for g in games}
-    return [lowered[tag.lower()] for tag in _TAG.findall(subject) if tag.lower() in lowered]
 
 
 def _headers_only(raw: bytes) -> bytes:

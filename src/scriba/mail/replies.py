@@ -11,6 +11,21 @@ _TEXT: dict[str, str] = {
     "unknown_sender": "Scriba received your letter for the game {game}, but {sender} "
                       "is not the address of any of its players, so nothing was done. "
                       "The game's officer can add you.",
+    "requests_hint": "Anyone may ask Scriba by mail, writing on a line of its own: "
+                     "\"rules\", \"rule 3\", \"proposals\" or \"standings\"; and to "
+                     "play, \"join as NAME\".",
+    "join_unsigned": "Your request to join the game {game} was not acted on: Scriba could "
+                     "not tell that it comes from you (no valid DKIM signature of your "
+                     "address's domain). Please ask the game's officer.",
+    "join_refused": "Refused: you cannot join the game {game} so. {reason}",
+    "join_queued": "Your request to join the game {game} as {player} is with its "
+                   "officer, who will admit you; you will then receive its mail here.",
+    "join_rules": "Your request to join the game {game} as {player} was given to its "
+                  "rules; when they admit you, you will receive its mail here.",
+    "not_yours": "Refused: your letter went to the personal address of a player of the "
+                 "game {game}, and {sender} is not that player's registered address. "
+                 "Nothing was done: each player writes to their own address (the "
+                 "Reply-To of the game's mail they receive).",
     "held": "A letter claiming to come from you arrived for the game {game} "
             "(subject: {subject}; date: {date}). It could not be authenticated (no "
             "valid DKIM signature of your domain covering its From, To and Date), so "
@@ -31,13 +46,24 @@ _TEXT: dict[str, str] = {
     "too_large": "Your letter is {size} MB; Scriba takes letters up to {limit} MB. "
                  "Nothing was done: please send it again without the large "
                  "attachment (rule code goes in a .star file or a ``` block).",
-    "unclear": "Not understood: \"{line}\" — expected: {expected}",
-    "nothing": "Scriba found no command in your letter. Expected: {expected}",
+    "nothing": "Scriba found no command in your letter, so nothing was done.",
+    "unclear_head": "Scriba did not understand these lines of your letter and did nothing "
+                    "with them:",
+    "votes_with": "in this game one votes with: {words}.",
+    "vote_form": "a vote names the proposal and one of: {words} (for example: {example}).",
+    "vote_example": "vote 3 {choice}",
+    "propose_example": "proposal: Title, then the text, then a line \"end\"",
+    "takes": "\u201c{action}\u201d takes: {params}.",
+    "did_you_mean": "did you mean \u201c{action}\u201d?",
+    "how_to_write": "In this game you can write, one per line: a vote (\u201c{vote}\u201d); "
+                    "a proposal (\u201c{propose}\u201d); or an action by its name: "
+                    "{actions}.",
     "forward_skipped": "The forwarded letter in yours was skipped: Scriba acts on a "
                        "forwarded command only when it is the letter's only one. Write "
                        "the commands you want done as your own.",
     "mode": "Mail preference set: {mode}.",
-    "failed": "Not done: {reason}",
+    "quoted": "\u201c{text}\u201d",
+    "failed": "Refused: {what} \u2014 {reason}",
 }
 
 

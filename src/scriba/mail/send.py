@@ -26,7 +26,7 @@ from scriba.service.letters import game_address
 from scriba.service.outbox import Deferred, Outbox, PermanentFailure
 
 log = logging.getLogger("scriba.mail")
-_SKIP_HEADERS = {"n"}
+_SKIP_HEADERS = {"n", "Reply-To"}  # n: a part's number; Reply-To: set first, once
 
 
 @dataclass
@@ -84,7 +84,8 @@ def compose(row: Any) -> EmailMessage:
     message["To"] = row.recipient
     message["Subject"] = row.subject
     message["Date"] = formatdate(localtime=False)
-    message["Reply-To"] = game_address(row.game_id)
+    # the reader's personal address when the outbox gave one (service.personal)
+    message["Reply-To"] = (row.headers or {}).get("Reply-To") or game_address(row.game_id)
     message["X-Loop"] = game_address(None)
     if "Auto-Submitted" not in (row.headers or {}):
         message["Auto-Submitted"] = "auto-generated"
@@ -92,6 +93,10 @@ def compose(row: Any) -> EmailMessage:
         if name not in _SKIP_HEADERS and value:
             message[name] = str(value)
     message.set_content(row.body)
+    for attached in getattr(row, "attachments", None) or []:
+        # text/plain, so that a reader's client shows it (rule code, UTF-8)
+        message.add_attachment(str(attached.get("content", "")),
+                               filename=str(attached.get("filename") or "attachment.txt"))
     return message
 
 

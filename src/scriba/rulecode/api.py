@@ -233,6 +233,17 @@ def check(game: dict[str, Any], command: dict[str, Any]) -> str | None:
     against the declaration (a vote's ``choice`` is canonical, ``proposal`` a number).
     The message is shown to the player as written: write it in the ruleset's language.
 
+    When the command came with others in one letter (an e-mail, a form's submission),
+    ``command["letter"]`` is ``{"id", "commands"}``: a stable key of the letter and its
+    commands as ``[{"action", "args"}]`` in the order written (their short arguments
+    only: no proposal's text). ``std.letter_commands(command, action)`` reads it (a
+    command that came alone is a letter of itself). The command's event carries the same
+    key as ``event["letter"]``, so a reaction can tell which proposals came in one letter::
+
+        def check_vote(game, command):
+            voted = [c["args"].get("proposal") for c in std.letter_commands(command, "vote")]
+            ...
+
     Checks are also asked **before** a player chooses the arguments, to show them what
     they may do now: then ``command["probe"]`` is true and ``command["args"]`` holds only
     what is chosen so far — nothing, or one listed parameter (a proposal, a player, a
@@ -447,6 +458,9 @@ STD: dict[str, str] = {
            " is not chosen yet:  std.arg(command, \"proposal\")",
     "due": "std.due(action, player, until=None, why=\"\") -> a move owed, for due(game):"
            "  std.due(\"roll\", mover, why=\"The vote is over: roll the die.\")",
+    "letter_commands": "std.letter_commands(command, action=None) -> the commands of the"
+                       " letter this one came in, [{\"action\", \"args\"}] in order:"
+                       "  std.letter_commands(command, \"vote\")",
     # constants
     "VERSION": "std.VERSION — the std version of this module's definitions",
     "OUTCOMES": "std.OUTCOMES — the proposal outcomes (see \"Proposal outcomes\")",

@@ -135,11 +135,43 @@ def display(table: Any) -> dict[str, dict[str, str]]:
 
 
 def _labels(table: Any) -> dict[str, Any]:
-    """``[labels]``: name → label tables (variables, offices, assets), ``actions`` checked."""
+    """``[labels]``: name → label tables (variables, offices, assets, ``tally``: the keys
+    of the rules' tallies, ``timers``: deadlines by name), ``actions`` and
+    ``proposal_data`` checked."""
     table = dict(table or {})
     if "actions" in table:
         table["actions"] = action_labels(table["actions"])
+    if "proposal_data" in table:
+        table["proposal_data"] = proposal_data_labels(table["proposal_data"])
     return table
+
+
+def proposal_data_labels(table: Any) -> dict[str, dict[str, Any]]:
+    """``[labels.proposal_data]`` checked: what of a proposal's data (kept there by the
+    rules) is worth telling where the proposal is told, in the ruleset's language::
+
+        letter = "lettera"                                    # "lettera: 1"
+        class = { values = { G = "Grundregel-Änderung" } }    # the value's words alone
+        stage = { label = "Stand", values = { deferred = "vertagt" } }
+
+    Data not named is not told; a value not among ``values`` is told only with a label.
+    Returns key → ``{"label": str, "values": {value: str}}``."""
+    if not isinstance(table, dict):
+        raise RulesetError("[labels.proposal_data] takes one entry per key")
+    out: dict[str, dict[str, Any]] = {}
+    for key, entry in table.items():
+        where = f"[labels.proposal_data] {key}"
+        told = {"label": entry} if isinstance(entry, str) else entry
+        values = told.get("values", {}) if isinstance(told, dict) else None
+        if not isinstance(told, dict) or set(told) - {"label", "values"} \
+                or not isinstance(told.get("label", ""), str) \
+                or not isinstance(values, dict) \
+                or not all(isinstance(v, str) and v for v in values.values()) \
+                or not (told.get("label") or values):
+            raise RulesetError(f"{where}: a label, or {{ label = …, values = {{ … }} }}")
+        out[str(key)] = {"label": told.get("label", ""),
+                         "values": {str(k): v for k, v in values.items()}}
+    return out
 
 
 def _texts(value: Any, where: str) -> dict[str, str]:

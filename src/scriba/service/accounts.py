@@ -132,7 +132,7 @@ class Accounts:
                                                                    (email, name)))
                          if password is not None else None,
                          language=language, timezone=check_timezone(timezone),
-                         mail_mode="each", created_at=utc_now())
+                         mail_mode="auto", created_at=utc_now())
         try:
             with self.session.begin() as session:
                 session.add(row)

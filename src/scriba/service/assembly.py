@@ -10,7 +10,9 @@ serve``, the CLI, the mail commands, a test), and handed to the interfaces toget
   registered here as a commit listener of the commands, so a decision and the mail it
   causes commit together;
 - **metrics** (:mod:`.metrics`): the figures ``/metrics`` shows, on a registry of its own;
-  it counts decisions as a commit listener too. ``/healthz`` is :mod:`.health`.
+  it counts decisions as a commit listener too. ``/healthz`` is :mod:`.health`;
+- **recipes** (:mod:`.recipes`): the cookbook, rules to fill in, on the reads;
+- **checks** (:mod:`.rulecheck`): a proposal checked without being made, on the reads.
 
 No part builds another: each is given what it uses (the store, a Protocol of what it
 needs), so the parts import one another in one direction only.
@@ -24,10 +26,13 @@ from dataclasses import dataclass
 from scriba.rulecode.host import SandboxHost
 from scriba.service.accounts import Accounts
 from scriba.service.commands import SNAPSHOT_EVERY, Commands
+from scriba.service.joining import MailJoins
 from scriba.service.mailroom import Mailroom
 from scriba.service.metrics import Metrics
 from scriba.service.outbox import Outbox
 from scriba.service.reads import Reads
+from scriba.service.recipes import Recipes
+from scriba.service.rulecheck import RuleChecks
 from scriba.service.seats import Seats
 from scriba.store.eventstore import EventStore
 
@@ -58,6 +63,9 @@ class Service:
     outbox: Outbox
     mailroom: Mailroom
     metrics: Metrics
+    recipes: Recipes
+    checks: RuleChecks
+    joins: MailJoins
 
     def close(self) -> None:
         """Write the snapshots still due, stop the rule workers, close the database."""
@@ -80,4 +88,8 @@ def open_service(db_url: str | None = None, *, host: SandboxHost | None = None,
     commands.add_commit_listener(metrics.on_commit)  # after the outbox: counts what commits
     accounts = Accounts(store, outbox)
     seats = Seats(store, accounts, commands, reads)
-    return Service(commands, reads, accounts, seats, outbox, Mailroom(store), metrics)
+    mailroom = Mailroom(store)
+    joins = MailJoins(store, commands, reads, seats, mailroom)
+    commands.add_commit_listener(joins.on_commit)  # seats a newcomer who asked by mail
+    return Service(commands, reads, accounts, seats, outbox, mailroom, metrics,
+                   Recipes(reads), RuleChecks(reads), joins)

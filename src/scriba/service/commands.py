@@ -31,7 +31,7 @@ from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import add_seconds, iso, normalize
 from scriba.rulecode.host import SandboxHost
 from scriba.rulesets import Ruleset, load_ruleset
-from scriba.service import validation
+from scriba.service import rules_letter, validation
 from scriba.service.deciding import Decide, decider, fault
 from scriba.service.errors import (
     GameExists,
@@ -198,8 +198,13 @@ class Commands:
     def perform(self, game_id: str, actor: str | None, action: str,
                 args: dict[str, Any] | None = None, at: str | None = None,
                 channel: str = "api", raw: str | None = None,
-                request_id: str | None = None) -> Outcome:
+                request_id: str | None = None,
+                letter: dict[str, Any] | None = None) -> Outcome:
         """Perform an action as a player (or officer); refused commands are recorded.
+
+        ``letter``: the letter the command came in with others (an e-mail, a form's
+        submission), ``{"id": KEY, "commands": [{"action", "args"}, ...]}`` in order; the
+        rules see it as ``command["letter"]`` (:func:`.validation.letter`).
 
         ``request_id`` (the client's key, unique per game and acting player): the same
         id again with the same command returns the first outcome with ``repeated=True``
@@ -210,6 +215,8 @@ class Commands:
                                                      action, args)
         raw = validation.raw(raw) if raw is not None else None
         command = {"op": "perform", "actor": actor, "action": action, "args": args, "at": at}
+        if letter is not None:
+            command["letter"] = rules_letter.letter(letter)
         return self._submit(game_id, command, channel, raw, request_id)
 
     def _validating(self, game_id: str, actor: Any) -> GameState:

@@ -16,6 +16,7 @@ from scriba.service import validation
 from scriba.service.errors import InvalidInput
 from scriba.service.inputs import Outcome
 from scriba.service.messages import refusal_text, translate
+from scriba.service.words import ruleset_words
 
 Decide = Callable[[GameState, str], tuple[list[Event], Outcome]]
 
@@ -27,9 +28,11 @@ def decider(engine: Engine, command: dict[str, Any], raw: str) -> Decide:
         return fault(command, raw, ValueError("malformed stored command"))
     if command["op"] == "add_player":
         return lambda state, now: admit(engine, state, command["name"], now)
+    letter = command.get("letter")  # kept with the command: a replay decides the same
     return lambda state, now: decide_command(
         engine, state,
-        Command(command["actor"], command["action"], dict(command["args"] or {})), now, raw)
+        Command(command["actor"], command["action"], dict(command["args"] or {}),
+                letter if isinstance(letter, dict) else None), now, raw)
 
 
 def fault(command: dict[str, Any], raw: str, error: Exception) -> Decide:
@@ -55,14 +58,31 @@ def decide_command(engine: Engine, state: GameState, command: Command, now: str,
             events = engine.handle(state, command, now)
         return fired + events, Outcome(True, "", events)
     except Refused as refusal:
+        _in_words(refusal, state)
         message = refusal_text(refusal, state.language)
         reason = refusal.message_id
+        # the rule that refused, for the refused player's receipt
+        rule = refusal.params.get("rule") if refusal.literal else None
     except Exception as error:  # noqa: BLE001 - a fault of ours must not lose the input
         message = translate("internal_error", state.language, error=f"{error!r}"[:300])
-        reason = "internal_error"
+        reason, rule = "internal_error", None
     refused = make_event("command_refused", now, command.actor, action=command.action,
-                         args=command.args, raw=raw, message=message, reason=reason)
+                         args=command.args, raw=raw, message=message, reason=reason,
+                         **({"rule": str(rule)} if rule else {}))
     return fired + [refused], Outcome(False, message, [refused])
+
+
+def _in_words(refusal: Refused, state: GameState) -> None:
+    """An office and an action named in a refusal by the ruleset's labels ("Re", "Poni il
+    Veto"), not by their internal names ("King", "veto"): a player reads it."""
+    if refusal.message_id != "not_office_holder":
+        return
+    words = ruleset_words(state)
+    action = str(refusal.params.get("action", ""))
+    said = words.action(action).label
+    refusal.params["action"] = said.text if said is not None else action.replace("_", " ")
+    offices = str(refusal.params.get("office", "")).split(", ")
+    refusal.params["office"] = ", ".join(words.office(office) for office in offices)
 
 
 def admit(engine: Engine, state: GameState, name: str, now: str

@@ -19,6 +19,7 @@ from scriba.kernel.engine import Engine
 from scriba.kernel.errors import Refused
 from scriba.kernel.events import make_event
 from scriba.kernel.state import GameState, natural_key
+from scriba.service.codeerrors import explain
 from scriba.service.messages import refusal_text
 from scriba.service.narrate import Narrator, bookkeeping
 from scriba.service.summary import summarize
@@ -59,13 +60,21 @@ def dry_run(engine: Engine, state: GameState, number: int, now: str,
         "summary_after": summarize(after),
         "aborted": [{"rule": e["payload"].get("rule"), "hook": e["payload"].get("hook"),
                      "message": short_reason(e["payload"].get("reason")),
-                     "reason": e["payload"].get("reason")}
+                     "reason": e["payload"].get("reason"),
+                     # told to the rule's author: the line, the caret, the likely mistake
+                     "explained": explain(str(e["payload"].get("reason") or ""),
+                                          words.language, _code(after, e["payload"]))}
                     for e in produced if e["type"] == "rule_code_aborted"],
         "failed_changes": [{"change": e["payload"].get("change"),
                             "reason": e["payload"].get("reason")}
                            for e in produced if e["type"] == "rule_change_failed"],
         "events": [e for e in events if e["text"]],
     }
+
+
+def _code(state: GameState, payload: dict[str, Any]) -> str | None:
+    rule = state.rules.get(str(payload.get("rule")))
+    return rule.get("code") if rule else None
 
 
 def _changed_rules(before: GameState, after: GameState, side: str) -> list[dict[str, Any]]:

@@ -180,6 +180,10 @@ def period_reports_of(events: list[Event], state: GameState,
         current["scores"] = {
             player: {words.var(var): values.get((player, var)) for var in words.score}
             for player in players} if words.score else {}
+        # the same, as a letter shows it: "Bruno: Gold 2100 N" (values by their display)
+        current["standings"] = [f"{player}: " + ", ".join(
+            f"{words.var(var)} {words.show(var, values.get((player, var)))}"
+            for var in words.score) for player in players] if words.score else []
         for (player, var), delta in moved.items():
             if delta:
                 sign = "+" if delta > 0 else ""
@@ -235,6 +239,10 @@ def period_reports_of(events: list[Event], state: GameState,
             current["ours"] = True  # our words, not the rules': a page marks no `lang`
         if lined and text:
             current["lines"].append(text)
+            if kind == "proposal_resolved":  # a letter tells these with their votes
+                current.setdefault("resolved", []).append(text)
+        current.setdefault("first_seq", event["seq"])  # the events it holds, for a letter
+        current["last_seq"] = event["seq"]
         if kind == "notice" and p.get("kind") in words.period_end and not current.get("ours"):
             # The rules end the period here (Anderwelt G.2(1): at the ZAT), not when the
             # next one begins: its report is due now. What follows, until the next period,

@@ -22,6 +22,7 @@ _REPLY: dict[str, str] = {
     "re": "Re: ",
     "announce": "[{game}] {actor}: {what}",
     "report": "[{game}] {title}",
+    "period_report": "[{game}] {title} \u2014 report",
     "remind": "[{game}] Reminder: {deadline}",
     "remind_body": "You have not acted yet; the deadline ({name}) is {deadline}.\n"
                    "What you can do: {actions}\n",
@@ -35,6 +36,7 @@ def mail_text(english: str, language: str) -> str:
     return catalogs.lookup("mail", language, english) if language != "en" else english
 
 
+@cache  # per language, once: a commit's announcements ask it for every reader
 def words(language: str) -> dict[str, str]:
     return {key: mail_text(text, language) for key, text in _REPLY.items()}
 

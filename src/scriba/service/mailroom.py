@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
+from scriba.service.personal import unsubscribe_token
 from scriba.store.eventstore import EventStore
 from scriba.store.mail import Letter, PersonalAddress
 
@@ -136,6 +137,19 @@ class Mailroom:
                     row.secret, row.created_at = value, datetime.now(UTC)
                 return value
             return row.secret
+
+    def player_for_unsubscribe(self, game_id: str, token: str) -> str | None:
+        """The player whose one-click unsubscribe link carries ``token`` (see
+        :mod:`.personal`), or None."""
+        if not token:
+            return None
+        with self._session() as session:
+            rows = session.scalars(select(PersonalAddress).where(
+                PersonalAddress.game_id == game_id)).all()
+            for row in rows:  # in constant time, like the secret it comes from
+                if secrets.compare_digest(unsubscribe_token(row.secret), token):
+                    return row.player
+            return None
 
     def player_for_secret(self, game_id: str, secret: str) -> str | None:
         if not secret:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from scriba.kernel.errors import Refused
 from scriba.service import catalogs
+from scriba.service.codeerrors import explain
 
 MESSAGES: dict[str, str] = {
     "unknown_action": "There is no action '{action}' in the rules in force "
@@ -36,8 +37,8 @@ MESSAGES: dict[str, str] = {
     "change_reenact_in_force": "Rule {rule} is in force: only a repealed rule can be "
                                "re-enacted.",
     "change_paragraph_missing": "There is no paragraph {paragraph} in that rule.",
-    # The compiler's own lines follow the sentence, kept as they are (pages show them
-    # preformatted: the line and the caret under it).
+    # The error told to its author follows (service.codeerrors): sentences, and the line
+    # with a caret under it as a block indented by four spaces (pages show it preformatted).
     "rule_code_invalid": "The code of rule {rule} does not compile:\n{error}",
     "rule_code_invalid_new": "The new rule's code does not compile:\n{error}",
     "runaway_reactions": "The rules kept reacting to each other beyond {count} events; "
@@ -64,22 +65,12 @@ def refusal_text(refusal: Refused, language: str) -> str:
     return translate(refusal.message_id, language, **refusal.params)
 
 
-# "expected one of" lists longer than this many tokens are cut: the place says more.
-_EXPECTED_SHOWN = 6
-
-
 def _compile_error(params: dict[str, object], language: str) -> str:
     """A compile error of proposed code: which rule's ("new": the rule a proposal enacts,
-    not yet numbered), then the compiler's lines without its "error: " prefix."""
-    error = str(params.get("error") or "").strip()
-    if error.startswith("error: "):
-        error = error[len("error: "):]
-    head, sep, rest = error.partition("\n")
-    expected = head.split(", expected one of ", 1)
-    if len(expected) == 2 and expected[1].count(", ") >= _EXPECTED_SHOWN:
-        shown = expected[1].split(", ")[:_EXPECTED_SHOWN]
-        head = f"{expected[0]}, expected one of {', '.join(shown)}, …"
-    error = head + sep + rest
+    not yet numbered), then the error told to its author (service.codeerrors)."""
+    code = params.get("code")
+    error = explain(str(params.get("error") or ""), language,
+                    code if isinstance(code, str) else None)
     rule = params.get("rule")
     if rule in (None, "", "new"):
         return translate("rule_code_invalid_new", language, error=error)

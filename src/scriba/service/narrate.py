@@ -68,7 +68,9 @@ def tally_pairs(tally: Any, words: Words) -> list[tuple[str, str]]:
     for key, value in tally.items():
         if key == "reason" or not isinstance(value, int | float | str) or value == "":
             continue
-        if key in CHOICE_WORDS or key in words.choices:
+        if key in words.tally:  # the ruleset's own word for its tally's key
+            name = words.tally[key]
+        elif key in CHOICE_WORDS or key in words.choices:
             name = choice_word(key, words)
         elif key in TALLY_WORDS:
             name = _(TALLY_WORDS[key], words.language)
@@ -110,7 +112,7 @@ class Narrator:
         kind = event["type"]
         p = event.get("payload") or {}
         if kind == "timer_set":
-            self.timers[str(p.get("id"))] = str(p.get("name", ""))
+            self.timers[str(p.get("id"))] = self.words.timer(p.get("name", ""))
         elif kind == "asset_set":
             self.assets.add((str(p.get("kind")), str(p.get("id"))))
         elif kind == "asset_destroyed":
@@ -284,10 +286,12 @@ class Narrator:
     # --- time -----------------------------------------------------------------------
     def _timer_set(self, e: Event, p: dict[str, Any]) -> str:
         return self._by_rule(self._t("Deadline \u201c{name}\u201d set for {at}.",
-                                     name=p.get("name"), at=show_time(p.get("at"))), p)
+                                     name=self.words.timer(p.get("name")),
+                                     at=show_time(p.get("at"))), p)
 
     def _timer_fired(self, e: Event, p: dict[str, Any]) -> str:
-        return self._t("Deadline \u201c{name}\u201d reached.", name=p.get("name"))
+        return self._t("Deadline \u201c{name}\u201d reached.",
+                       name=self.words.timer(p.get("name")))
 
     def _timer_cancelled(self, e: Event, p: dict[str, Any]) -> str:
         name = self.timers.get(str(p.get("id")), str(p.get("id")))

@@ -11,14 +11,13 @@ What is written:
 - a receipt to the sender of a letter: one reply with the answer to each of its commands
   (pieces ``part`` written with each decision, merged when the letter is done);
 - each accepted action announced to every other seated player (``each``), or kept for
-  the daily digest (``digest``), or nothing (``none``);
+  the daily digest (``digest``), or nothing (``none``): :mod:`.announcements`;
 - by :meth:`sweep`: each period's report, reminders before a deadline to the players who
-  have not acted since the last one, and the digests that are due.
+  have not acted since the last one, and the digests that are due: :mod:`.periodmail`.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
@@ -28,32 +27,27 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from scriba.kernel.events import fold
+from scriba.service.announcements import Announcements
 from scriba.service.commands import Commands
-from scriba.service.errors import ServiceError
 from scriba.service.letters import (
     LetterContext,
-    Reader,
     current_letter,
     game_address,
     mail_domain,
     message_id_for,
-    readers_in,
     short_subject,
     words,
 )
+from scriba.service.mailroom import Mailroom
+from scriba.service.periodmail import PeriodMail
+from scriba.service.personal import personal_headers
 from scriba.service.reads import Reads
-from scriba.service.words import show_time
+from scriba.service.receipts import answer, receipt_words
 from scriba.store.eventstore import EventStore
 from scriba.store.mail import OutboxMessage
 
 BACKOFF_FIRST = 15.0  # seconds before the first retry
 BACKOFF_CAP = 120.0  # at most two minutes between tries: one knock, not one per message
-REMIND_BEFORE = timedelta(hours=float(os.environ.get("SCRIBA_MAIL_REMIND_HOURS", "24")))
-DIGEST_EVERY = timedelta(days=1)
-_ACTED = {"action_taken", "vote_cast", "proposal_submitted"}
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class Outbox:
@@ -69,16 +63,16 @@ class Outbox:
         self._session = store.session
         self._engine = store.engine
         self._dialect = store.engine.dialect.name
-        self._swept: dict[str, tuple[Any, int]] = {}
-        # The last transaction's readers: (transaction, game id, readers). Every decision
-        # of a batch is announced in one transaction: its seats are read once.
-        self._readers: tuple[Any, str, list[Reader]] | None = None
+        self.announcements = Announcements(self)
+        self.period = PeriodMail(self)
+        self._mailroom = Mailroom(store)
 
     # --- writing ------------------------------------------------------------------------
     def _row(self, **values: Any) -> dict[str, Any]:
         now = self.clock()
         row = {"created_at": now, "next_attempt": now, "attempts": 0, "headers": {},
-               "game_id": None, "player": None, "status": "pending", **values}
+               "game_id": None, "player": None, "status": "pending", "attachments": None,
+               **values}
         row["subject"] = short_subject(row["subject"])  # short and whole, on every kind
         row["headers"] = {"Message-ID": message_id_for(row["key"]), **row["headers"]}
         return row
@@ -122,7 +116,7 @@ class Outbox:
             self._answer_part(connection, letter, game_id, outcome)
         actor = next((e.get("actor") for e in (outcome.events or []) if e.get("actor")), None)
         if outcome.accepted and actor and outcome.events:
-            self._announce(connection, game_id, actor, events, outcome)
+            self.announcements.announce(connection, game_id, actor, events, outcome)
 
     def _describe(self, game_id: str, outcome: Any, language: str) -> str:
         try:
@@ -141,49 +135,14 @@ class Outbox:
     def _answer_part(self, connection: Any, letter: LetterContext, game_id: str,
                      outcome: Any) -> None:
         text = self._describe(game_id, outcome, letter.language)
+        # what was recorded, quoted; a refusal said as one, with its rule
+        state = getattr(outcome, "state", None) or self.commands.cached(game_id)
+        text = answer(text, outcome, receipt_words(self.reads, state, letter.language))
         self.enqueue(connection, key=f"part:{letter.message_id}#{letter.n}",
                      recipient=letter.reply_to, kind="part", status="part",
                      game_id=game_id, player=letter.player, subject=letter.subject,
                      body=f"> {letter.line}\n{text}\n",
                      headers={"n": letter.n})
-
-    def _announce(self, connection: Any, game_id: str, actor: str,
-                  events: list[dict[str, Any]], outcome: Any) -> None:
-        seats = self._seats(connection, game_id)
-        first = events[0]["seq"] if events else 0
-        told: dict[str, str] = {}  # one narration per language, not per reader
-        rows: list[dict[str, Any]] = []
-        for seat in seats:
-            if seat.player == actor or seat.mail_mode == "none" or not seat.email:
-                continue
-            if seat.language not in told:
-                told[seat.language] = self._describe(game_id, outcome, seat.language)
-            text = told[seat.language]
-            what = text.split("\n", 1)[0]
-            # the narration names the actor already: the subject says it once
-            subject = (words(seat.language)["report"].format(game=game_id, title=what)
-                       if actor in what else words(seat.language)["announce"].format(
-                           game=game_id, actor=actor, what=what))
-            rows.append(self._row(
-                key=f"announce:{game_id}:{first}:{seat.email}", recipient=seat.email,
-                kind="announce", game_id=game_id, player=seat.player, subject=subject,
-                status="digest" if seat.mail_mode == "digest" else "pending",
-                body=text + words(seat.language)["footer"].format(game=game_id),
-                headers=self.thread_headers(game_id)))
-        if rows:  # one statement for all the readers
-            connection.execute(self._insert_rows(rows))
-
-    def _seats(self, connection: Any, game_id: str) -> list[Reader]:
-        """The game's readers, read once per transaction (a batch of decisions shares
-        it; a seat taken meanwhile elsewhere is seen by the next transaction)."""
-        transaction = connection.get_transaction()
-        cached = self._readers
-        if cached is not None and transaction is not None and cached[0] is transaction \
-                and cached[1] == game_id:
-            return cached[2]
-        seats = readers_in(connection, game_id)
-        self._readers = (transaction, game_id, seats)
-        return seats
 
     # --- receipts -----------------------------------------------------------------------
     def add_part(self, letter: LetterContext, text: str) -> None:
@@ -241,112 +200,10 @@ class Outbox:
                 "subject": subject, "headers": headers,
                 "body": body + w["footer"].format(game=letter.game_id or "")}
 
-    # --- sweeps: reports, reminders, digests --------------------------------------------
+    # --- what time makes due (periodmail.py) -------------------------------------------
     def sweep(self) -> int:
-        """Queue what time has made due; returns how many messages were queued."""
-        before = self._count()
-        for game in self.reads.games():
-            # a game unchanged since the last sweep, in the same quarter hour, has no
-            # new report or reminder: skip it (reports read the whole log)
-            mark = (game.get("events"), int(self.clock().timestamp() // 900))
-            if self._swept.get(game["id"]) == mark:
-                continue
-            self._swept[game["id"]] = mark
-            try:
-                with self._engine.connect() as connection:
-                    seats = [s for s in readers_in(connection, game["id"])
-                             if s.player and s.email and s.mail_mode != "none"]
-            except Exception:  # noqa: BLE001
-                continue
-            if seats:
-                self._reports(game["id"], seats)
-                self._reminders(game["id"], seats)
-        self._digests()
-        return self._count() - before
-
-    def _count(self) -> int:
-        with self._session() as session:
-            return len(session.scalars(select(OutboxMessage.id)).all())
-
-    def _reports(self, game_id: str, seats: list[Any]) -> None:
-        by_language: dict[str, list[dict[str, Any]]] = {}
-        for seat in seats:
-            if seat.language not in by_language:
-                try:
-                    by_language[seat.language] = self.reads.period_reports(
-                        game_id, seat.language)
-                except ServiceError:
-                    by_language[seat.language] = []
-            # finished periods with something to tell (not the instant before the first)
-            reports = [r for r in by_language[seat.language] if r.get("end")
-                       and r.get("lines") and r.get("end") != r.get("start")]
-            for report in reports[-3:]:  # a game joined late is not sent its whole past
-                title = str(report.get("title") or "")
-                body = "\n".join(str(line) for line in report.get("lines") or [])
-                self.enqueue(key=f"report:{game_id}:{report.get('start')}:{report.get('end')}:"
-                             f"{seat.email}",
-                             recipient=seat.email, kind="report", game_id=game_id,
-                             player=seat.player, headers=self.thread_headers(game_id),
-                             subject=words(seat.language)["report"].format(
-                                 game=game_id, title=title),
-                             body=f"{title}\n\n{body}\n" + words(seat.language)[
-                                 "footer"].format(game=game_id))
-
-    def _reminders(self, game_id: str, seats: list[Any]) -> None:
-        status = self.reads.status(game_id)
-        deadline, now = status.get("deadline"), status.get("now")
-        if not deadline or not now or status.get("ended"):
-            return
-        left = _parse(deadline) - _parse(now)
-        if left <= timedelta(0) or left > REMIND_BEFORE:
-            return
-        log = self.reads.log(game_id)
-        start = max((e["seq"] for e in log if e["type"] == "timer_fired"), default=0)
-        acted = {e["actor"] for e in log if e["seq"] > start and e["type"] in _ACTED}
-        for seat in seats:
-            if seat.player in acted:
-                continue
-            try:
-                actions = self.reads.actions_for(game_id, seat.player)
-                said = self.reads.words(game_id, seat.language)
-            except ServiceError:
-                actions = []
-            if not actions:
-                continue
-            # What a player reads: the actions by their labels, the time in words.
-            labels = [(said.action(a.name).label or SimpleNamespace(text=a.name)).text
-                      for a in actions]
-            w = words(seat.language)
-            name = status.get("deadline_name") or ""
-            when = show_time(deadline)
-            self.enqueue(key=f"remind:{game_id}:{deadline}:{seat.email}",
-                         recipient=seat.email, kind="remind", game_id=game_id,
-                         player=seat.player, headers=self.thread_headers(game_id),
-                         subject=w["remind"].format(game=game_id, deadline=when),
-                         body=w["remind_body"].format(name=name, deadline=when,
-                                                      actions=", ".join(labels))
-                         + w["footer"].format(game=game_id))
-
-    def _digests(self) -> None:
-        now = self.clock()
-        with self._session.begin() as session:
-            rows = session.scalars(select(OutboxMessage).where(
-                OutboxMessage.status == "digest").order_by(OutboxMessage.id)).all()
-            groups: dict[tuple[str, str | None], list[OutboxMessage]] = {}
-            for row in rows:
-                groups.setdefault((row.recipient, row.game_id), []).append(row)
-            for (recipient, game_id), group in groups.items():
-                if now - _aware(group[0].created_at) < DIGEST_EVERY:
-                    continue
-                for row in group:
-                    row.status = "merged"
-                body = "\n\n".join(f"{row.subject}\n{row.body}" for row in group)
-                session.flush()
-                session.execute(self._insert({
-                    "key": f"digest:{recipient}:{game_id}:{group[0].id}",
-                    "recipient": recipient, "kind": "digest", "game_id": game_id,
-                    "subject": words("en")["digest"].format(game=game_id), "body": body,
-                    "headers": self.thread_headers(game_id)}))
+        """Queue the reports, reminders and digests that are due; returns how many."""
+        return self.period.sweep()
 
     # --- delivery -----------------------------------------------------------------------
     def due(self, limit: int = 100) -> list[OutboxMessage]:
@@ -367,6 +224,7 @@ class Outbox:
             try:
                 if down is not None:  # the server is unreachable: don't knock again
                     raise down
+                self._personal(row)
                 transport(row)
             except PermanentFailure as error:
                 self._mark(row.id, status="failed", last_error=str(error)[:2000],
@@ -386,6 +244,13 @@ class Outbox:
                 counts["sent"] += 1
         return counts
 
+    def _personal(self, row: OutboxMessage) -> None:
+        """A seated reader's own Reply-To, List-Post and List-Unsubscribe (.personal): set
+        as it is sent, not in the decision's transaction (the secret is made on demand)."""
+        if row.game_id and row.player:
+            secret = self._mailroom.secret(row.game_id, row.player)
+            row.headers = {**(row.headers or {}), **personal_headers(row.game_id, secret)}
+
     def _mark(self, row_id: int, **values: Any) -> None:
         with self._session.begin() as session:
             session.execute(update(OutboxMessage).where(OutboxMessage.id == row_id)
@@ -402,7 +267,8 @@ class Outbox:
             return [{"id": r.id, "key": r.key, "recipient": r.recipient, "kind": r.kind,
                      "subject": r.subject, "body": r.body, "status": r.status,
                      "attempts": r.attempts, "game": r.game_id, "player": r.player,
-                     "headers": r.headers} for r in session.scalars(query)]
+                     "headers": r.headers, "attachments": r.attachments or []}
+                    for r in session.scalars(query)]
 
 
 class Deferred(Exception):
@@ -412,6 +278,3 @@ class Deferred(Exception):
 class PermanentFailure(Exception):
     """The mail server refused the message for good (a 5xx answer)."""
 
-
-def _parse(moment: str) -> datetime:
-    return _aware(datetime.fromisoformat(moment.replace("Z", "+00:00")))

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from scriba.service.errors import InvalidInput
 
 LANGUAGES = ("en", "it", "de")
-MAIL_MODES = ("each", "digest", "none")
+MAIL_MODES = ("auto", "each", "digest", "none")  # auto: each, or digest when busy (.busy)
 EMAIL_MAX = 254  # characters in an e-mail address (RFC 5321's path)
 _LOCAL = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.\-\u0080-\U0010ffff]{1,64}")
 _LABEL = re.compile(r"(?!-)[a-z0-9\-\u0080-\U0010ffff]{1,63}(?<!-)")

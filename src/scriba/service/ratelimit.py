@@ -17,7 +17,9 @@ The settings (environment variables; each a ``limits`` string, or a number for g
 - ``SCRIBA_SIGNIN_LIMITS``: sign-ins per address, default ``5/minute;20/hour;100/day``;
 - ``SCRIBA_SIGNIN_IP_LIMITS``: sign-ins per client address, default ``30/minute;300/hour``
   (looser: behind a proxy that does not forward addresses every person shares one);
-- ``SCRIBA_GAMES_PER_DAY``: games an account may start from the web per day, default 10.
+- ``SCRIBA_GAMES_PER_DAY``: games an account may start from the web per day, default 10;
+- ``SCRIBA_STRANGER_LIMITS``: letters answered to one address that plays no game (asking
+  for the rules, to join), default ``5/hour;20/day``; and 200 a day per game, whoever.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from scriba.service.errors import InvalidInput, ServiceError
 from scriba.service.profile import normalize_email
 from scriba.store.ratelimit import DatabaseStorage
 
+STRANGER_LIMITS = "5/hour;20/day"
+STRANGERS_PER_GAME = "200/day"
 SIGNIN_LIMITS = "5/minute;20/hour;100/day"
 SIGNIN_IP_LIMITS = "30/minute;300/hour"
 GAMES_PER_DAY = 10
@@ -47,7 +51,7 @@ class RateLimited(ServiceError):
     def __init__(self, message: str, retry_after: int, what: str) -> None:
         super().__init__(message)
         self.retry_after = retry_after
-        self.what = what  # "signin" | "new_game"
+        self.what = what  # "signin" | "new_game" | "stranger"
 
 
 def tiers(setting: str, name: str) -> list[RateLimitItem]:
@@ -99,6 +103,9 @@ class Limiter:
             raise InvalidInput(f"SCRIBA_GAMES_PER_DAY must be a whole number from 1, not "
                                f"{games[:40]!r}.", "SCRIBA_GAMES_PER_DAY")
         self.game_tiers = tiers(f"{int(games)}/day", "SCRIBA_GAMES_PER_DAY")
+        self.stranger_tiers = tiers(
+            settings.get("SCRIBA_STRANGER_LIMITS") or STRANGER_LIMITS, "SCRIBA_STRANGER_LIMITS")
+        self.strangers_game_tiers = tiers(STRANGERS_PER_GAME, "strangers per game")
         self.storage = DatabaseStorage(engine)
         self.strategy = FixedWindowRateLimiter(self.storage)
 
@@ -117,6 +124,14 @@ class Limiter:
                                for item in self.game_tiers],
                   "You have started as many games as one may in a day; try again in "
                   "{seconds} seconds.")
+
+    def stranger(self, sender: str, game_id: str) -> None:
+        """Count a letter from someone who does not play, to be answered; RateLimited when
+        one too many (for that address, or for the game): it is then not answered."""
+        self._hit("stranger", [(item, "mail-stranger", signin_key(sender))
+                               for item in self.stranger_tiers] +
+                  [(item, "mail-strangers", game_id) for item in self.strangers_game_tiers],
+                  "Too many letters; try again in {seconds} seconds.")
 
     def give_back(self, counted: list[str]) -> None:
         """The attempt turned out right (the password was): take it off its counters."""

@@ -7,6 +7,8 @@ start time, a seed, the players and optional offices and settings, then steps:
 - ``{wait: 3d}`` / ``{at: ISO-TIME}`` — the clock moves and due timers fire;
 - ``{add_player: NAME}`` — the officer adds a player;
 - ``{expect_refusal: TEXT, by: ..., do: ...}`` — the step must be refused with TEXT;
+- ``{by: PLAYER, one_letter: [{do: ACTION, ...}, ...]}`` — several actions sent together
+  in one letter (one e-mail), in order; each may have its own ``expect_refusal``;
 - ``{expect: {...}}`` — the summary must contain these values at this point.
 
 A top-level ``expect`` is checked at the end.
@@ -23,6 +25,7 @@ import yaml
 from scriba.kernel.timeutil import parse_duration, parse_time
 from scriba.rulesets import RulesetError
 from scriba.service.commands import Commands
+from scriba.service.rules_letter import make_letter
 from scriba.service.summary import summarize
 
 TOP_KEYS = {"ruleset", "start", "seed", "players", "offices", "settings", "steps", "expect",
@@ -80,7 +83,12 @@ def _validate_step(index: int, step: Any) -> None:
     if len(kinds) != 1:
         raise ScenarioError(f"{where} must have exactly one of by/do, wait, at, add_player, "
                             f"expect; got {sorted(step)}")
-    if kinds == ["by"] and not step.get("do"):
+    if kinds == ["by"] and "one_letter" in step:
+        sent = step["one_letter"]
+        if step.get("do") or not isinstance(sent, list) or not sent \
+                or not all(isinstance(c, dict) and c.get("do") for c in sent):
+            raise ScenarioError(f"{where}: 'one_letter' is a list of actions, each with 'do'")
+    elif kinds == ["by"] and not step.get("do"):
         raise ScenarioError(f"{where}: 'by' needs 'do' (the action)")
     if "wait" in step:
         try:
@@ -128,12 +136,28 @@ def _run_step(commands: Commands, game: str, index: int, step: dict[str, Any],
         summary = summarize(commands.load(game), refusals)
         errors += [f"step {index}: {m}" for m in mismatches(step["expect"], summary)]
         return
+    if "one_letter" in step:
+        sent = [(str(c["do"]), {k: v for k, v in c.items() if k not in ("do", "expect_refusal")})
+                for c in step["one_letter"]]
+        # the step names the letter: the same scenario makes the same log in any game
+        letter = make_letter(f"scenario:{index}", sent)
+        for (action, args), item in zip(sent, step["one_letter"], strict=True):
+            outcome = commands.perform(game, str(step["by"]), action, args,
+                                       channel="scenario", letter=letter)
+            _judge(index, outcome, item.get("expect_refusal"), refusals, errors)
+        return
     if "add_player" in step:
         outcome = commands.add_player(game, str(step["add_player"]))
     else:
         args = {k: v for k, v in step.items() if k not in ("by", "do", "expect_refusal")}
         outcome = commands.perform(game, str(step["by"]), str(step["do"]), args,
                                    channel="scenario")
+    _judge(index, outcome, expected, refusals, errors)
+
+
+def _judge(index: int, outcome: Any, expected: Any, refusals: list[dict[str, Any]],
+           errors: list[str]) -> None:
+    """A step's outcome against its ``expect_refusal`` (None: it must be accepted)."""
     if not outcome.accepted:
         refusals.append({"step": index, "message": outcome.message})
         if expected is None:

@@ -76,6 +76,11 @@ class Words:
     # by language (rulesets.action_labels); read them with :meth:`action`.
     action_texts: dict[str, dict[str, Any]] = field(default_factory=dict)
     ruleset_language: str = "en"
+    # The ruleset's words for the keys of its tallies, its deadlines, and the proposal
+    # data worth telling ([labels.tally], [labels.timers], [labels.proposal_data]).
+    tally: dict[str, str] = field(default_factory=dict)
+    timers: dict[str, str] = field(default_factory=dict)
+    proposal_data: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def var(self, name: str) -> str:
         return self.variables.get(name, name)
@@ -124,6 +129,27 @@ class Words:
     def office(self, name: str) -> str:
         return self.offices.get(name, name)
 
+    def timer(self, name: Any) -> str:
+        """A deadline as the ruleset calls it ("zat" → "ZAT"), else by its name."""
+        return self.timers.get(str(name), str(name).replace("_", " "))
+
+    def data_told(self, data: dict[str, Any]) -> list[str]:
+        """What the rules say about a proposal, from its data, in the ruleset's words: only
+        the keys the ruleset declares worth telling, in the order it declares them."""
+        told = []
+        for key, said in self.proposal_data.items():
+            value = data.get(key)
+            if value is None or value == "" or value == []:
+                continue
+            word = said["values"].get(str(value))
+            if word and said["label"]:
+                told.append(f"{said['label']}: {word}")
+            elif word:
+                told.append(word)
+            elif said["label"]:
+                told.append(f"{said['label']}: {show_value(value, self.language)}")
+        return told
+
     def proposal(self, number: Any) -> str:
         """How a sentence names a proposal: the one way (see :func:`proposal_name`)."""
         return proposal_name(number, self.proposals.get(str(number)), self.language)
@@ -161,8 +187,10 @@ def _toml_words(ruleset_id: str) -> dict[str, Any]:
         return {}
     return {"labels": {kind: {str(k): str(v) for k, v in (table or {}).items()}
                        for kind, table in ruleset.labels.items()
-                       if isinstance(table, dict) and kind != "actions"},
+                       if isinstance(table, dict) and kind not in ("actions",
+                                                                   "proposal_data")},
             "actions": ruleset.labels.get("actions") or {},
+            "proposal_data": ruleset.labels.get("proposal_data") or {},
             "vocabulary": ruleset.vocabulary, "display": ruleset.display}
 
 
@@ -195,6 +223,8 @@ def ruleset_words(state: Any, language: str | None = None) -> Words:
         display=dict(_recorded(state, "display", display, toml.get("display", {}))),
         action_texts=dict(toml.get("actions", {})),
         ruleset_language=state.language or "en",
+        tally=dict(labels.get("tally", {})), timers=dict(labels.get("timers", {})),
+        proposal_data=dict(toml.get("proposal_data", {})),
     )
 
 
@@ -211,7 +241,7 @@ KEY_WORDS = {"proposal": "proposal", "author": "author", "player": "player", "ru
              "players": "players", "text": "text", "title": "title", "number": "number",
              "time": "time", "reason": "reason", "choice": "choice", "votes": "votes",
              "mutable": "mutable", "class": "class", "paragraph": "paragraph", "days": "days",
-             "officer": "officer"}
+             "officer": "officer", "owner": "owner"}
 # A time as the log stores it ("2026-03-04T10:00:00Z"): shown as show_time writes it.
 ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|\+00:00)?")
 

@@ -23,7 +23,7 @@ class AccountRow(Base):
     password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     language: Mapped[str] = mapped_column(String(16), default="en")
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
-    mail_mode: Mapped[str] = mapped_column(String(16), default="each")
+    mail_mode: Mapped[str] = mapped_column(String(16), default="auto")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

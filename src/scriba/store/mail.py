@@ -56,6 +56,8 @@ class OutboxMessage(Base):
     subject: Mapped[str] = mapped_column(String(500))
     body: Mapped[str] = mapped_column(Text)
     headers: Mapped[dict] = mapped_column(JSON, default=dict)
+    # Files sent with the message ([{"filename", "content"}], plain text): a proposal's code
+    attachments: Mapped[list | None] = mapped_column(JSON, nullable=True)
     # part (a piece of a receipt) | pending | digest (waits for the daily digest) |
     # sent | merged (sent inside a digest or receipt) | failed (refused for good)
     status: Mapped[str] = mapped_column(String(16), index=True)

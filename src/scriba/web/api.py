@@ -296,6 +296,15 @@ def command(request: Request, game: str, body: CommandIn,
     return _perform(request, game, acting_player(request, game), body, lang)
 
 
+@router.post("/games/{game}/check", summary="Check a command as the token's player without "
+             "performing it: a proposal's code, the rules' checks, its dry run (recorded "
+             "nowhere)", responses=AUTH_PROBLEMS)
+def check(request: Request, game: str, body: CommandIn,
+          lang: str | None = None) -> dict[str, Any]:
+    return _service(request).checks.proposal(game, acting_player(request, game), body.action,
+                                             body.args, _language(request, lang))
+
+
 def _perform(request: Request, game: str, actor: str, body: CommandIn,
              lang: str | None) -> Any:
     """Perform ``body`` as ``actor``: 200, or a 422 problem for a refusal by the rules.

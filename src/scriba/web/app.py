@@ -52,7 +52,7 @@ from scriba.service.errors import (
     UnknownGame,
 )
 from scriba.service.ratelimit import RateLimited
-from scriba.web import api, auth, deadlines, health, sessions
+from scriba.web import api, auth, deadlines, health, recipes_api, sessions, unsubscribe
 from scriba.web.pages import common
 from scriba.web.problems import TITLES, problem
 
@@ -410,9 +410,11 @@ def create_app(service_or_db_url: Service | str | None = None, *,
     app.state.service = service
     install_error_handlers(app)
     app.include_router(api.router)
+    app.include_router(recipes_api.router)
     api.install_openapi(app)
     app.include_router(auth.router)
     app.include_router(health.router)  # /healthz, /metrics: no player data
+    app.include_router(unsubscribe.router, include_in_schema=False)  # its token is the proof
     for router in _page_routers():
         app.include_router(router, include_in_schema=False,
                            dependencies=[Depends(sessions.csrf_protect)])

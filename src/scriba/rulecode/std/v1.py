@@ -9,9 +9,9 @@ a native one would copy the whole structure across on every call.
 
 Once a game has started with a version, that version never changes behaviour: a fix or
 a new helper goes into a new version module (``v2.py``) registered in ``std/__init__``.
-(``arg`` and ``due`` joined version 1 when the kernel began asking checks with arguments
-unset and rules for the moves owed: names no call could have used before, so no game's
-behaviour changed.)
+(``arg``, ``due`` and ``letter_commands`` joined version 1 when the kernel began asking
+checks with arguments unset, rules for the moves owed and passing a command's letter:
+names no call could have used before, so no game's behaviour changed.)
 """
 
 from __future__ import annotations
@@ -282,6 +282,23 @@ def arg(command: Any, name: Any, default: Any = None) -> Any:
     return default if value is None else value
 
 
+def letter_commands(command: Any, action: Any = None) -> list[dict[str, Any]]:
+    """The commands of the letter ``command`` came in (``command["letter"]``), in the
+    order written, each ``{"action", "args"}``; only those of ``action`` when given. A
+    command that came alone (the API, a probe) is a letter of itself: ``[]`` is never
+    returned for a real command, which is always one of its letter's commands."""
+    if not isinstance(command, dict):
+        raise _fail("letter_commands", "needs the command a check is given")
+    if action is not None and not isinstance(action, str):
+        raise _fail("letter_commands", f"action must be an action's name, got {action!r}")
+    letter = command.get("letter")
+    if isinstance(letter, dict) and isinstance(letter.get("commands"), list):
+        items = [dict(c) for c in letter["commands"] if isinstance(c, dict)]
+    else:
+        items = [{"action": command.get("action"), "args": dict(command.get("args") or {})}]
+    return [c for c in items if action is None or c.get("action") == action]
+
+
 def due(action: Any, player: Any, until: Any = None, why: Any = "") -> dict[str, Any]:
     """A move ``player`` owes now, for a rule's ``due(game)`` hook: the action they must
     take, by ``until`` (an ISO time, e.g. a timer's ``at``, or None) and ``why`` (a
@@ -349,6 +366,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "vote_word": vote_word,
     "tally": tally, "passes": passes, "changes": changes, "touched": touched,
     "enact": enact, "repeal": repeal, "amend": amend, "arg": arg, "due": due,
+    "letter_commands": letter_commands,
     **EFFECT_CONSTRUCTORS,
 }
 CONSTANTS: dict[str, Any] = {"VERSION": VERSION, "OUTCOMES": list(OUTCOMES),

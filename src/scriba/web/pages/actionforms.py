@@ -59,6 +59,9 @@ class Field:
     choices: list[Choice] = field(default_factory=list)
     value: str = ""
     error: str = ""
+    minimum: int | None = None  # a number's bounds, where known
+    maximum: int | None = None
+    suggestions: list[str] = field(default_factory=list)  # typed freely, these offered
 
 
 @dataclass
@@ -70,6 +73,7 @@ class Kept:
     values: dict[str, str]
     message: str
     field: str = ""
+    checked: dict[str, Any] | None = None  # what the check button found (rulecheck)
 
 
 @dataclass
@@ -89,11 +93,12 @@ class ActionForm:
     change_error: dict[str, str] = field(default_factory=dict)  # c_… → refusal
     error: str = ""  # a refusal that concerns no one field
     refused: bool = False
+    checked: dict[str, Any] | None = None  # the proposal checked, not made
 
     @property
     def important(self) -> bool:
-        """Shown open, never folded away: owed, or sent back refused."""
-        return self.due or self.refused
+        """Shown open, never folded away: owed, sent back refused, or checked."""
+        return self.due or self.refused or self.checked is not None
 
 
 def error_field(reason: str, kept_values: dict[str, str], fields: list[str]) -> str:
@@ -165,6 +170,7 @@ class FormBuilder:
             if action.kind == "propose" else None)
         if mine and mine.message:  # (a form started from a rule to amend has none)
             self._place_refusal(form, mine)
+        form.checked = mine.checked if mine else None
         return form
 
     def _action_label(self, action: Any, told: Any) -> Text:

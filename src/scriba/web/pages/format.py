@@ -95,7 +95,21 @@ def _short_in_language(context: Context, value: Any, limit: int = 120) -> str:
     return short(value, limit, str(context.get("lang") or "en"))
 
 
+def blocks(message: str) -> list[tuple[str, str]]:
+    """``|blocks``: a message's sentences ("p") and its blocks indented by four spaces
+    ("pre", unindented: a code line with a caret under it), in order."""
+    out: list[tuple[str, str]] = []
+    for line in str(message).split("\n"):
+        kind, text = ("pre", line[4:]) if line.startswith("    ") else ("p", line)
+        if kind == "pre" and out and out[-1][0] == "pre":
+            out[-1] = ("pre", out[-1][1] + "\n" + text)
+        elif text.strip() or kind == "pre":
+            out.append((kind, text))
+    return out
+
+
 def install(env: Environment) -> None:
+    env.filters["blocks"] = blocks
     env.globals["proposal_ref"] = proposal_ref
     env.filters["highlight"] = highlight
     env.filters["short"] = _short_in_language

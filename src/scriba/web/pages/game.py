@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from scriba.service import errors
 from scriba.service.words import choice_word
 from scriba.web import i18n
-from scriba.web.pages import actionforms, common
+from scriba.web.pages import actionforms, common, recipeforms
 from scriba.web.pages.format import short
 
 router = APIRouter()
@@ -131,9 +131,11 @@ def game_page(request: Request, game_id: str, amend: str = "") -> Response:
 
 def render_game(request: Request, service: Any, game_id: str, status: dict[str, Any],
                 reader: common.Reader, kept: actionforms.Kept | None = None,
-                amending: str | None = None) -> Response:
+                amending: str | None = None,
+                started_from: dict[str, str] | None = None) -> Response:
     """The game page; ``kept``: a refused form sent back with what was written in it;
-    ``amending``: a rule whose amendment the proposal form starts from."""
+    ``amending``: a rule whose amendment the proposal form starts from; ``started_from``:
+    the recipe that filled the proposal form (pages/recipes.py)."""
     ctx = game_context(service, game_id, status, reader)
     ctx["rules"] = [r for r in ctx["rules"] if r.get("in_force")]
     actions = service.reads.actions_for(game_id, reader.player) if reader.player else []
@@ -144,9 +146,13 @@ def render_game(request: Request, service: Any, game_id: str, status: dict[str, 
     if kept is None and amending is not None:
         kept = amendment(ctx["rules"], actions, amending)
     forms = action_forms(service, game_id, reader, ctx, actions, kept)
+    # The proposal form's "start from a recipe": those that fit this game.
+    recipes = recipeforms.offered(service, game_id, reader.language) \
+        if any(a.kind == "propose" for a in actions) else []
     return common.render(request, "game.html", reader,
                          status_code=400 if kept is not None and kept.message else 200,
-                         current="game", forms=forms, kept=kept, **ctx)
+                         current="game", forms=forms, kept=kept, recipes=recipes,
+                         started_from=started_from, **ctx)
 
 
 def amendment(rules: list[dict[str, Any]], actions: list[Any],
@@ -209,6 +215,9 @@ def _act(request: Request, game_id: str, action: str, form: Any) -> Response:
         return common.redirect_with_flash(
             back, _("You have no seat in this game: you can read it, not play it."), False)
     player = reader.player
+    if form.get("check"):  # the check button: the proposal checked, nothing made
+        return render_game(request, service, game_id, status, reader,
+                           kept=checked_form(service, game_id, player, action, form, reader))
 
     def act(request_id: str | None) -> tuple[str, bool] | Response:
         declared = {a.name: a for a in service.reads.permitted_actions(game_id, player)}
@@ -229,6 +238,26 @@ def kept_form(form: Any, action: str, message: str, concerns: str) -> actionform
     values = {str(k): str(v) for k, v in form.multi_items()
               if isinstance(v, str) and k.startswith(("a_", "c_"))}
     return actionforms.Kept(action, values, message, concerns)
+
+
+def checked_form(service: Any, game_id: str, player: str, action: str, form: Any,
+                 reader: common.Reader) -> actionforms.Kept:
+    """The form sent back with what the check found: its refusal placed as a refusal
+    is (beside the field it concerns), or the dry run of the proposal it would make."""
+    _ = i18n.gettext_for(reader.language)
+    declared = {a.name: a for a in service.reads.permitted_actions(game_id, player)}
+    try:
+        args = form_arguments(form, declared.get(action), _)
+        checked = service.checks.proposal(game_id, player, action, args, reader.language)
+    except errors.InvalidInput as error:
+        field = error.field or ""
+        return kept_form(form, action, str(error), field if field.startswith(("a_", "c_"))
+                         else f"a_{field}" if field else "")
+    except errors.ServiceError as error:
+        return kept_form(form, action, str(error), "")
+    kept = kept_form(form, action, checked["refused"] or "", checked["reason"])
+    kept.checked = checked
+    return kept
 
 
 @router.get("/games/{game_id}/act/{action}")

@@ -68,6 +68,7 @@ def render_officer(request: Request, service: Any, game_id: str, status: dict[st
         request, "officer.html", reader, current="officer", **ctx,
         status_code=400 if kept is not None else 200,
         seats=service.seats.seats(game_id), invitations=service.seats.invitations(game_id),
+        join_requests=service.joins.queue(game_id),
         holders={a.name: _holder(a, ctx["offices"]) for a in actions},
         forms=action_forms(service, game_id, reader, ctx, actions, kept,
                            lambda name: common.game_path(game_id, "officer", "act", name)),
@@ -140,6 +141,28 @@ def _add_player(request: Request, game_id: str, form: Any, service: Any,
         return common.redirect_with_flash(back, message or _("Done."), outcome.accepted)
     except errors.ServiceError as error:
         return common.redirect_with_flash(back, str(error), False)
+
+
+@officer_post("join")
+def _join(request: Request, game_id: str, form: Any, service: Any, status: dict[str, Any],
+          reader: common.Reader, _: Any) -> Response:
+    """Admit or decline a request to join that came by mail (scriba.service.joining)."""
+    back = common.game_path(game_id, "officer")
+    number = str(form.get("request") or "")
+    if not number.isdigit():
+        return common.redirect_with_flash(back, _("There is no such request."), False)
+    found = next((r for r in service.joins.queue(game_id) if r["id"] == int(number)), None)
+    try:
+        if found is None:
+            raise errors.NotFound(_("There is no such request."))
+        if form.get("answer") == "accept":
+            service.joins.accept(game_id, found["id"])
+            return common.redirect_with_flash(back, _("%(player)s plays now.",
+                                                      player=found["player"]), True)
+        service.joins.decline(game_id, found["id"])
+    except errors.ServiceError as error:
+        return common.redirect_with_flash(back, str(error), False)
+    return common.redirect_with_flash(back, _("The request was declined."), True)
 
 
 @officer_post("seat")

@@ -1,0 +1,1 @@
+"""The cookbook's recipes: data files read by :mod:`scriba.service.recipes`."""

@@ -1,0 +1,38 @@
+"""The guide for rule authors (docs/writing-rules*.md), shown in the reader's language:
+every propose form links to it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from scriba.web.pages import common
+
+router = APIRouter()
+# The project's docs folder, beside src/ (a checkout, or an install from one).
+DOCS = Path(__file__).resolve().parents[4] / "docs"
+GUIDE_PATH = "/guide/writing-rules"
+
+
+def guide_file(language: str) -> Path | None:
+    """The guide in ``language`` (English when it has none), if the docs are there."""
+    for name in (f"writing-rules.{language}.md", "writing-rules.md"):
+        if (DOCS / name).is_file():
+            return DOCS / name
+    return None
+
+
+@router.get(GUIDE_PATH, response_class=HTMLResponse)
+def guide_page(request: Request) -> Response:
+    reader = common.reader_for(request)
+    found = guide_file(reader.language)
+    if found is None:
+        return common.render(request, "guide.html", reader, status_code=404, body=None)
+    # Our own text, rendered without raw HTML (markdown-it comes with rich).
+    html = MarkdownIt("commonmark", {"html": False}).enable("table").render(
+        found.read_text(encoding="utf-8"))
+    return common.render(request, "guide.html", reader, body=Markup(html))
