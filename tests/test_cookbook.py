@@ -111,6 +111,14 @@ def test_recipe_scenario_passes(svc: Service, path: Path, case: str) -> None:
     state = svc.reads.load(result.game_id)
     title = svc.recipes.get(recipe.name, state.language).title
     assert any(r["title"] == title and r["code"] for r in state.rules_in_force())
+    # Every action of the game, the recipe's own too, and each of its parameters have a
+    # name for players: pages and letters never show the code's names.
+    words = svc.reads.words(result.game_id)
+    for name, action in svc.reads.engine.declarations(state).actions.items():
+        said = words.action(name)
+        assert said.label, name
+        for param in action.get("params") or {}:
+            assert (said.params.get(param) or (None,))[0], (name, param)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

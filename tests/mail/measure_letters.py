@@ -1,6 +1,6 @@
 """Mails per player in one DecameroNomic Giornata played by letters, in each delivery mode
 (run: .venv/bin/python tests/mail/measure_letters.py; prints a table and, with ``--show
-NAME``, every subject NAME received).
+NAME``, every subject NAME received; ``--bodies`` adds the bodies of the "each" mode).
 
 The Giornata: Bruno sends two letters (two proposals, then one), Dario one; the others
 vote on each letter in one e-mail; the King votes everything in one. The outbox's clock
@@ -76,6 +76,10 @@ def one_giornata(mode: str | None) -> dict[str, Counter[str]]:
                 if message["recipient"] == mail[name] and message["status"] not in (
                         "part", "merged"):
                     print(f"  [{mode or 'auto'}] {message['kind']:8} {message['subject']}")
+                    if "--bodies" in sys.argv and mode == "each":
+                        print("    " + message["body"].replace("\n", "\n    "))
+                        for attached in message["attachments"]:
+                            print(f"    [attached: {attached['filename']}]")
         service.close()
         return counts
 

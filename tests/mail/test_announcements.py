@@ -113,6 +113,22 @@ def test_every_proposal_reaches_every_other_player_whole(mail_service: Service,
                 if m["Subject"].startswith("[dec] Proposta 1")]
 
 
+def test_one_letter_reaches_each_other_player_as_one_mail(mail_service: Service,
+                                                          out: MailServer) -> None:
+    """Bruno's one e-mail of two votes is one mail to each other player, telling both
+    votes in order; Anna, who wrote nothing, is told each letter once."""
+    mail, _ = _giornata(mail_service, out)
+    for player in ("Anna", "Carla", "Dario"):
+        [told] = [m for m in out.collector.to(mail[player])
+                  if m["Subject"] == "[dec] Lettera di Bruno \u2014 Giornata 1"]
+        text = _text(told)
+        assert text.index("Bruno vota favorevole sulla proposta 2") \
+            < text.index("Bruno vota contrario sulla proposta 3")
+        assert text.count("\n-- \nScriba, dec") == 1  # one letter, one signature
+    # Anna got one mail per letter the others sent: three proposals, five of votes
+    assert len(out.collector.to(mail["Anna"])) == 3 + 4
+
+
 def test_the_giornata_report_entirely_in_italian(mail_service: Service,
                                                  out: MailServer) -> None:
     mail, _ = _giornata(mail_service, out)

@@ -139,7 +139,9 @@ def actions() -> list[dict[str, Any]]:
     trailing ``?`` makes it optional); ``who`` — ``"player"`` (default), ``"anyone"``,
     ``"office:NAME"``, or a list of these; for votes, ``choices`` maps the ruleset's own
     words to ``for`` / ``against`` / ``abstain`` (or other outcomes a rule understands);
-    ``help`` — a line for players.
+    ``help`` — a line for players; ``label`` — the action's name for players and
+    ``param_labels`` — its parameters' (each a text, or language → text), for an action
+    the ruleset's own labels do not name.
 
     Example::
 

@@ -16,14 +16,28 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, Protocol
 
+from sqlalchemy import select
+
 from scriba.kernel.events import fold
 from scriba.service import busy
 from scriba.service.history import period_title
-from scriba.service.letters import SUBJECT_LIMIT, Reader, readers_in, short_subject, words
+from scriba.service.letters import (
+    SUBJECT_LIMIT,
+    Reader,
+    current_letter,
+    mail_text,
+    readers_in,
+    short_subject,
+    words,
+)
 from scriba.service.narrate import Narrator, bookkeeping
 from scriba.service.outcome import _next_steps
 from scriba.service.proposaltext import proposal_heading, proposal_in_full
 from scriba.service.words import Words, declared_words
+from scriba.store.mail import OutboxMessage
+
+# An announcement of one of a letter's commands, waiting for the letter's other commands.
+PART, PART_KIND = "announce-part:", "announce-part"
 
 
 class Queue(Protocol):
@@ -51,6 +65,7 @@ class Told:
     subject: str
     body: str
     attachments: list[dict[str, str]] = field(default_factory=list)
+    proposals: list[str] = field(default_factory=list)  # the headings of those it makes
 
 
 def subject_with_period(game_id: str, what: str, period: str | None,
@@ -102,18 +117,67 @@ class Announcements:
         outcome = self._with_state(game_id, outcome)
         told: dict[str, Told] = {}  # one narration per language, not per reader
         rows: list[dict[str, Any]] = []
+        # A command of a letter is told as a part, merged with the letter's other parts
+        # into one mail per reader when the letter is closed (merge_letter): four votes
+        # in one e-mail reach the others as one mail, not four.
+        letter = current_letter.get()
+        if letter is None or letter.game_id != game_id:
+            letter = None
         for seat in seats:
             if seat.language not in told:
                 told[seat.language] = self._tell(game_id, actor, outcome, seat.language)
             said = told[seat.language]
-            rows.append(outbox._row(
+            status = "digest" if mode[seat.email] == "digest" else "pending"
+            row = outbox._row(
                 key=f"announce:{game_id}:{first}:{seat.email}", recipient=seat.email,
                 kind="announce", game_id=game_id, player=seat.player, subject=said.subject,
-                status="digest" if mode[seat.email] == "digest" else "pending",
+                status=status,
                 body=said.body + words(seat.language)["footer"].format(game=game_id),
                 attachments=said.attachments or None,
-                headers=outbox.thread_headers(game_id)))
+                headers=outbox.thread_headers(game_id))
+            if letter is not None:
+                row.update(key=f"{PART}{letter.message_id}#{letter.n}:{seat.email}",
+                           kind=PART_KIND, status="part", body=said.body,
+                           headers={"n": letter.n, "then": status, "actor": actor,
+                                    "language": seat.language, "proposals": said.proposals})
+            rows.append(row)
         connection.execute(outbox._insert_rows(rows))  # one statement for all the readers
+
+    def merge_letter(self, session: Any, message_id: str) -> None:
+        """One mail per reader for the announcements of one letter's commands, in the
+        transaction that closes the letter (with its receipt)."""
+        outbox = self.outbox
+        parts = list(session.scalars(select(OutboxMessage).where(
+            OutboxMessage.key.startswith(f"{PART}{message_id}#", autoescape=True),
+            OutboxMessage.kind == PART_KIND, OutboxMessage.status == "part")))
+        by_reader: dict[str, list[Any]] = {}
+        for row in sorted(parts, key=lambda r: int((r.headers or {}).get("n", 0))):
+            by_reader.setdefault(row.recipient, []).append(row)
+            row.status = "merged"
+        session.flush()
+        for recipient, rows in by_reader.items():
+            first, game_id = rows[0], rows[0].game_id
+            info = first.headers or {}
+            language = str(info.get("language") or "en")
+            subject = first.subject
+            # the subject names the letter's proposals, else the letter and its writer
+            made = [row for row in rows if (row.headers or {}).get("proposals")]
+            headings = [h for row in made for h in row.headers["proposals"]]
+            if len(made) == 1 and len(headings) == 1:
+                subject = made[0].subject
+            elif len(rows) > 1:
+                period = subject.rsplit(" \u2014 ", 1)[1] if " \u2014 " in subject else None
+                what = ", ".join(headings) or mail_text("Letter from {actor}", language).format(
+                    actor=info.get("actor") or first.player or "")
+                subject = subject_with_period(game_id, what, period, None, language)
+            attachments = [a for row in rows for a in (row.attachments or [])]
+            session.execute(outbox._insert(dict(
+                key=f"announce:{game_id}:letter:{message_id}:{recipient}",
+                recipient=recipient, kind="announce", game_id=game_id, player=first.player,
+                subject=subject, status=str(info.get("then") or "pending"),
+                body="\n".join(row.body for row in rows)
+                + words(language)["footer"].format(game=game_id),
+                attachments=attachments or None, headers=outbox.thread_headers(game_id))))
 
     def _with_state(self, game_id: str, outcome: Any) -> Any:
         """The outcome with the state after it: inside the transaction, folded on the
@@ -158,7 +222,8 @@ class Announcements:
                          for p in made) if made else _headline(events, said, sentences)
         subject = subject_with_period(game_id, what, period,
                                       made[0] if len(made) == 1 else None, language)
-        return Told(subject, "\n".join(lines) + "\n", attachments)
+        return Told(subject, "\n".join(lines) + "\n", attachments,
+                    [proposal_heading(p["number"], p.get("title"), language) for p in made])
 
     def _proposals(self, state: Any, events: list[dict[str, Any]], said: Words
                    ) -> tuple[list[str], list[dict[str, str]], list[dict[str, Any]]]:

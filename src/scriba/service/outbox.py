@@ -160,7 +160,8 @@ class Outbox:
                 OutboxMessage.key == f"part:{message_id}#{n}")).first() is not None
 
     def close_receipt(self, letter: LetterContext) -> None:
-        """Merge the letter's answers into one reply, threaded under the letter."""
+        """Merge the letter's answers into one reply, threaded under the letter, and its
+        announcements into one mail per reader."""
         prefix = f"part:{letter.message_id}#"
         with self._session.begin() as session:
             # SQLite: take the write lock before reading (another intake may be writing)
@@ -169,6 +170,7 @@ class Outbox:
                 OutboxMessage.key.startswith(prefix, autoescape=True),
                 OutboxMessage.status == "part"))]
             parts.sort(key=lambda row: int((row.headers or {}).get("n", 0)))
+            self.announcements.merge_letter(session, letter.message_id)
             if not parts:
                 return
             for row in parts:

@@ -333,8 +333,22 @@ def declared_words(state: Any, decl: Declarations, language: str | None = None) 
         if name not in words.action_texts and (isinstance(said, str) and said
                                                 or isinstance(said, dict) and said):
             texts = said if isinstance(said, dict) else {"": said}
-            words.action_texts[name] = {"label": {str(k): str(v) for k, v in texts.items()}}
+            words.action_texts[name] = {"label": {str(k): str(v) for k, v in texts.items()},
+                                        "params": _param_labels(action.get("param_labels"))}
         if action.get("kind") == "vote":
             for word, canonical in (action.get("choices") or {}).items():
                 words.choices.setdefault(str(canonical), str(word))
     return words
+
+
+def _param_labels(declared: Any) -> dict[str, dict[str, dict[str, str]]]:
+    """An action's ``param_labels`` (parameter → text, or language → text) as the
+    ruleset's ``[labels.actions]`` gives them: parameter → {"label": language → text}."""
+    if not isinstance(declared, dict):
+        return {}
+    found = {}
+    for param, said in declared.items():
+        texts = said if isinstance(said, dict) else {"": said}
+        found[str(param)] = {"label": {str(k): str(v) for k, v in texts.items()
+                                       if isinstance(v, str) and v}}
+    return found
