@@ -63,3 +63,31 @@ def sign_in(driver: Any, base: str, email: str, password: str) -> None:
     button.click()
     WebDriverWait(driver, 20).until(gone(button))
     assert "/signin" not in driver.current_url, driver.page_source[:2000]
+
+
+def shoot_part(driver: Any, css: str, path_stem: Path) -> None:
+    """The part ``css`` at a phone's and a desktop's width, to ``<path_stem>-phone.png``
+    and ``-desktop.png`` (the page laid out whole first: a screenshot shows only what is
+    in the window); nothing in it may be wider than the part (a phone never scrolls
+    sideways)."""
+    from selenium.webdriver.common.by import By  # noqa: PLC0415 - with the browser only
+
+    path_stem.parent.mkdir(parents=True, exist_ok=True)
+    for width, label in ((390, "phone"), (1280, "desktop")):
+        metrics = {"width": width, "height": 900, "deviceScaleFactor": 1,
+                   "mobile": width < 500}
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        height = driver.execute_script(
+            "return Math.ceil(document.documentElement.scrollHeight)")
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {**metrics, "height": min(int(height), 6000)})
+        part = driver.find_element(By.CSS_SELECTOR, css)
+        part.screenshot(f"{path_stem}-{label}.png")
+        wider = driver.execute_script(
+            "const s = arguments[0], r = s.getBoundingClientRect().right;"
+            "return Math.max(0, ...[...s.querySelectorAll('*')].map("
+            "  e => e.getBoundingClientRect().right - r));", part)
+        assert wider <= 1, f"{path_stem.name}: something is {wider}px wider than the " \
+            f"page at {width}px"
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+

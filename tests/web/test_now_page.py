@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import gone, needs_chromium, start_chromium
+from chromium import gone, needs_chromium, shoot_part, start_chromium
 from chromium import sign_in as browsing_sign_in
 from pageserver import Server, csrf_of, signed_in
 
@@ -149,27 +149,6 @@ def visible_identifiers(driver: Any, names: set[str]) -> list[str]:
     text = driver.find_element(By.CSS_SELECTOR, NOW).text
     return sorted(n for n in names if re.search(rf"\b{re.escape(n)}\b", text))
 
-
-def shoot_now(driver: Any, name: str) -> None:
-    """The "now" part at a phone's and a desktop's width (the page laid out whole first:
-    a screenshot shows only what is in the window)."""
-    for width, label in ((390, "phone"), (1280, "desktop")):
-        metrics = {"width": width, "height": 900, "deviceScaleFactor": 1,
-                   "mobile": width < 500}
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
-        height = driver.execute_script(
-            "return Math.ceil(document.documentElement.scrollHeight)")
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                               {**metrics, "height": min(int(height), 6000)})
-        section = driver.find_element(By.CSS_SELECTOR, NOW)
-        section.screenshot(str(SHOTS / f"now-{name}-{label}.png"))
-        # Nothing in it wider than the part itself (a phone never scrolls sideways).
-        wider = driver.execute_script(
-            "const s = arguments[0], r = s.getBoundingClientRect().right;"
-            "return Math.max(0, ...[...s.querySelectorAll('*')].map("
-            "  e => e.getBoundingClientRect().right - r));", section)
-        assert wider <= 1, f"{name}: something is {wider}px wider than the page at {width}px"
-    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def identifiers(db_url: str, ruleset: str) -> set[str]:
@@ -342,3 +321,8 @@ def test_a_refused_officer_form_comes_back_filled(server) -> None:
     shown = re.sub(r"<[^>]+>", "", note.group(1))
     assert "Jetzt bist du dran · bis " in shown and "2026" in shown, shown
     assert not re.search(r"\d{4}-\d\d-\d\dT", shown), shown
+
+
+def shoot_now(driver: Any, name: str) -> None:
+    """The "now" part at a phone's and a desktop's width."""
+    shoot_part(driver, NOW, SHOTS / f"now-{name}")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import gone, needs_chromium, sign_in, start_chromium
+from chromium import gone, needs_chromium, shoot_part, sign_in, start_chromium
 from pageserver import Server
 
 from scriba.service import open_service
@@ -68,25 +68,6 @@ def browser(tmp_path_factory: pytest.TempPathFactory):
     yield driver
     driver.quit()
 
-
-def shoot(driver: Any, css: str, name: str) -> None:
-    """The part at a phone's and a desktop's width; nothing in it wider than itself."""
-    for width, label in ((390, "phone"), (1280, "desktop")):
-        metrics = {"width": width, "height": 900, "deviceScaleFactor": 1,
-                   "mobile": width < 500}
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
-        height = driver.execute_script(
-            "return Math.ceil(document.documentElement.scrollHeight)")
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                               {**metrics, "height": min(int(height), 6000)})
-        part = driver.find_element(By.CSS_SELECTOR, css)
-        part.screenshot(str(SHOTS / f"recipe-{name}-{label}.png"))
-        wider = driver.execute_script(
-            "const s = arguments[0], r = s.getBoundingClientRect().right;"
-            "return Math.max(0, ...[...s.querySelectorAll('*')].map("
-            "  e => e.getBoundingClientRect().right - r));", part)
-        assert wider <= 1, f"{name}: something is {wider}px wider than the page at {width}px"
-    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def click_and_wait(driver: Any, element: Any) -> None:
@@ -179,3 +160,7 @@ def test_a_proposal_started_from_a_recipe(server, browser) -> None:
     assert f"{RULE.text} Anna wrote this." in main, main[:2000]
     assert 'std.add_var("points", 7' in browser.find_element(By.CSS_SELECTOR,
                                                              "div.code").text
+
+
+def shoot(driver: Any, css: str, name: str) -> None:
+    shoot_part(driver, css, SHOTS / f"recipe-{name}")
