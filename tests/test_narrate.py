@@ -3,6 +3,7 @@ the reply to a command (describe_outcome)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from scriba.service import Service, open_service
 from scriba.service.narrate import SILENT, Narrator, Words
 from scriba.service.outcome import describe_outcome
 from scriba.service.scenario import load_scenario, run_scenario
+from scriba.service.words import time_in_words
 
 RULESETS = Path(__file__).resolve().parents[1] / "src" / "scriba" / "rulesets"
 T = "2026-03-04T10:00:00Z"
@@ -182,7 +184,9 @@ def test_describe_outcome_names_the_deadline_of_a_giornata(svc: Service) -> None
     reply = svc.reads.describe_outcome("dr1", outcome)
     assert reply.startswith("Proposta registrata: Bruno presenta la proposta"), reply
     assert "introdurre una nuova regola, “Saluti”" in reply
-    assert f"è aperta fino a {deadline[:10]} {deadline[11:16]} UTC. Giornata 1" in reply, reply
+    # the deadline in words, as the period's report writes it
+    assert f"è aperta fino a {time_in_words(deadline, 'it')}. Giornata 1" in reply, reply
+    assert re.search(r"è aperta fino a \w+ \d+ \w+ 20\d\d, \d\d:\d\d UTC\.", reply), reply
     vote = svc.commands.perform("dr1", "Dario", "vote", {"proposal": outcome.events[0]["payload"]
                                                          ["number"], "choice": "favorevole"})
     assert svc.reads.describe_outcome("dr1", vote).startswith(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from scriba.service.narrate import Event, Narrator, bookkeeping
-from scriba.service.words import Words, _, base_words, show_time
+from scriba.service.words import Words, _, base_words, time_in_words
 
 
 def _next_steps(state: Any, events: list[Event], words: Words) -> list[str]:
@@ -23,7 +23,7 @@ def _next_steps(state: Any, events: list[Event], words: Words) -> list[str]:
         label = words.proposal(number)
         if deadline:
             lines.append(_("Proposal {label} is open until {time}.", words.language,
-                           label=label, time=show_time(deadline)))
+                           label=label, time=time_in_words(deadline, words.language)))
         else:
             lines.append(_("Proposal {label} is open.", words.language, label=label))
     return lines

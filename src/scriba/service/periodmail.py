@@ -14,7 +14,8 @@ from sqlalchemy import select
 from scriba.service.announcements import Queue
 from scriba.service.errors import ServiceError
 from scriba.service.letters import readers_in, words
-from scriba.service.periodreport import report_letter, time_in_words
+from scriba.service.periodreport import report_letter
+from scriba.service.words import time_in_words
 from scriba.store.mail import OutboxMessage
 
 REMIND_BEFORE = timedelta(hours=float(os.environ.get("SCRIBA_MAIL_REMIND_HOURS", "24")))

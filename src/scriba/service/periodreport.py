@@ -10,33 +10,19 @@ standings, the events it holds) and the game's log and state, in one reader lang
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
-
-from babel import UnknownLocaleError
-from babel.dates import format_date
 
 from scriba.service import catalogs
 from scriba.service.letters import mail_text
 from scriba.service.narrate import reason_word, tally_pairs
 from scriba.service.proposaltext import proposal_heading, proposal_in_full, quoted
-from scriba.service.words import Words, show_time, status_word
+from scriba.service.words import Words, status_word, time_in_words
 
 Event = dict[str, Any]
 # Votes counted by their choice, with the plural each language writes ("3 favorevoli").
 COUNTED = {"for": ("{n} for", "{n} for"), "against": ("{n} against", "{n} against"),
            "abstain": ("{n} abstention", "{n} abstentions")}
 WHOLE_TEXT = {"enact", "amend", "reenact", "amend_paragraph", "transmute"}
-
-
-def time_in_words(moment: str, language: str) -> str:
-    """``2026-03-14T18:00:00Z`` → "sabato 14 marzo 2026, 18:00 UTC" (the reader's words)."""
-    try:
-        when = datetime.fromisoformat(moment.replace("Z", "+00:00")).astimezone(UTC)
-        day = format_date(when, "full", locale=language)
-    except (ValueError, TypeError, UnknownLocaleError):
-        return show_time(moment)
-    return f"{day}, {when:%H:%M} UTC"
 
 
 def _plural(language: str, one: str, many: str, n: int) -> str:

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
+
+from babel import UnknownLocaleError
+from babel.dates import format_date
 
 from scriba.kernel.declarations import Declarations
 from scriba.service.messages import translate
@@ -290,6 +294,16 @@ def show_time(time: str | None) -> str:
     if not time or len(time) < 16:
         return time or ""
     return f"{time[:10]} {time[11:16]} UTC"
+
+
+def time_in_words(moment: str, language: str) -> str:
+    """``2026-03-14T18:00:00Z`` → "sabato 14 marzo 2026, 18:00 UTC" (the reader's words)."""
+    try:
+        when = datetime.fromisoformat(moment.replace("Z", "+00:00")).astimezone(UTC)
+        day = format_date(when, "full", locale=language)
+    except (ValueError, TypeError, UnknownLocaleError):
+        return show_time(moment)
+    return f"{day}, {when:%H:%M} UTC"
 
 
 def status_word(status: Any, language: str) -> str:
