@@ -47,12 +47,14 @@ def _votes_in_words(votes: dict[str, str], words: Words) -> str:
 
 
 def _tally_rest(tally: Any, votes: dict[str, str], words: Words) -> str:
-    """The rest of the rules' tally in words: what the counted votes do not say already."""
+    """The rest of the rules' tally in words: what the counted votes do not say already,
+    and not what is nothing (a flag not raised, a quorum of 0: "seconda metà no")."""
     if not isinstance(tally, dict):
         return ""
     counted = {choice: list(votes.values()).count(choice) for choice in COUNTED}
     counted["voters"] = len(votes)
-    rest = {k: v for k, v in tally.items() if k not in counted or v != counted[k]}
+    rest = {k: v for k, v in tally.items() if (k not in counted or v != counted[k])
+            and v is not False and not (isinstance(v, int | float) and v == 0)}
     return ", ".join(f"{name} {shown}" for name, shown in tally_pairs(rest, words))
 
 
