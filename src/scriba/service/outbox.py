@@ -118,7 +118,8 @@ class Outbox:
         if outcome.accepted and actor and outcome.events:
             self.announcements.announce(connection, game_id, actor, events, outcome)
 
-    def _describe(self, game_id: str, outcome: Any, language: str) -> str:
+    def _describe(self, game_id: str, outcome: Any, language: str,
+                  separator: str = " ") -> str:
         try:
             if outcome.accepted and outcome.state is None:
                 # inside the transaction: the state after it, folded on the cached one
@@ -128,13 +129,13 @@ class Outbox:
                     after = fold(outcome.events, before.copy())
                     outcome = SimpleNamespace(accepted=True, message=outcome.message,
                                               events=outcome.events, state=after)
-            return self.reads.describe_outcome(game_id, outcome, language)
+            return self.reads.describe_outcome(game_id, outcome, language, separator)
         except Exception:  # noqa: BLE001 - a reply must not break the decision it answers
             return outcome.message or ("OK" if outcome.accepted else "refused")
 
     def _answer_part(self, connection: Any, letter: LetterContext, game_id: str,
                      outcome: Any) -> None:
-        text = self._describe(game_id, outcome, letter.language)
+        text = self._describe(game_id, outcome, letter.language, "\n")  # a line each
         # what was recorded, quoted; a refusal said as one, with its rule
         state = getattr(outcome, "state", None) or self.commands.cached(game_id)
         text = answer(text, outcome, receipt_words(self.reads, state, letter.language))

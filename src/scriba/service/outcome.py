@@ -42,12 +42,13 @@ def _proposal_deadline(state: Any, proposal: dict[str, Any]) -> str | None:
 
 
 def describe_outcome(outcome: Any, language: str | None = None,
-                     words: Words | None = None) -> str:
+                     words: Words | None = None, separator: str = " ") -> str:
     """The reply to a command: what was accepted, what it changed, what comes next; or the
     refusal (the rules' own message, already in the game's language).
 
     ``words`` (from ``Reads.words(game)``) brings the ruleset's vote words and declared
-    labels; without it the state's own labels are used.
+    labels; without it the state's own labels are used. ``separator`` goes between its
+    sentences: a space on a page, a new line in a letter.
     """
     state = outcome.state
     if not outcome.accepted:
@@ -65,5 +66,5 @@ def describe_outcome(outcome: Any, language: str | None = None,
         "vote_cast", "proposal_submitted") else (
         _("Vote recorded:", language) if events[0]["type"] == "vote_cast"
         else _("Proposal recorded:", language))
-    lines = [head] + told + _next_steps(state, events, words)
-    return " ".join(lines)
+    lines = [head + " " + told[0]] + told[1:] if told else [head]
+    return separator.join(lines + _next_steps(state, events, words))

@@ -284,7 +284,7 @@ class Reads:
         return copy.deepcopy(result)
 
     def describe_outcome(self, game_id: str, outcome: Any,
-                         language: str | None = None) -> str:
+                         language: str | None = None, separator: str = " ") -> str:
         """The reply to a command, with the ruleset's own words (see narrate)."""
         if not outcome.accepted or outcome.state is None:
             return describe_outcome(outcome, language)
@@ -293,7 +293,7 @@ class Reads:
         # database), with a state folded for it.
         state = outcome.state
         words = declared_words(state, self.engine.declarations(state), language)
-        reply = describe_outcome(outcome, language, words)
+        reply = describe_outcome(outcome, language, words, separator)
         if state.ended:
             return reply
         try:  # what comes next, in the rules' own words
@@ -302,7 +302,7 @@ class Reads:
             status = None
         if isinstance(status, str) and status.strip():
             text = status.strip()
-            reply += " " + (text if text.endswith((".", "!", "?")) else text + ".")
+            reply += separator + (text if text.endswith((".", "!", "?")) else text + ".")
         return reply
 
     # --- the chronicle --------------------------------------------------------------
