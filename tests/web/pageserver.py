@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -73,3 +74,21 @@ def signed_in(base: str, email: str, password: str) -> httpx.Client:
                                           "csrf_token": csrf_of(page.text), "next": "/"})
     assert answer.status_code == 303, answer.text[:500]
     return client
+
+
+def seated_game(folder: Path, ruleset: str, game: str, name: str, players: tuple[str, ...],
+                email: Callable[[str], str], password: str) -> Server:
+    """A game of ``ruleset`` whose players each have an account (``email(player)``,
+    ``password``) and a seat, served by a real ``scriba serve`` (stop it when done)."""
+    from scriba.service import open_service  # noqa: PLC0415 - the server's own process
+
+    db_url = f"sqlite:///{folder / f'{game}.db'}"
+    service = open_service(db_url)
+    service.commands.create_game(ruleset, game_id=game, name=name, players=list(players),
+                                 start="2026-03-01T10:00:00Z")
+    for player in players:
+        service.accounts.create_account(email(player), player, password)
+        service.seats.seat(game, player, email(player))
+    service.close()
+    return Server(db_url, folder / "server.log")
+

@@ -17,9 +17,7 @@ from typing import Any
 
 import pytest
 from chromium import gone, needs_chromium, sign_in, start_chromium
-from pageserver import Server
-
-from scriba.service import open_service
+from pageserver import Server, seated_game
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed")
 pytestmark = needs_chromium
@@ -42,16 +40,8 @@ def address(player: str) -> str:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
-    folder = tmp_path_factory.mktemp("guide")
-    db_url = f"sqlite:///{folder / 'guide.db'}"
-    service = open_service(db_url)
-    service.commands.create_game("suber", game_id=GAME, name="Following the guide",
-                                 players=list(PLAYERS), start="2026-03-01T10:00:00Z")
-    for player in PLAYERS:
-        service.accounts.create_account(address(player), player, PASSWORD)
-        service.seats.seat(GAME, player, address(player))
-    service.close()
-    running = Server(db_url, folder / "server.log")
+    running = seated_game(tmp_path_factory.mktemp("guide"), "suber", GAME,
+                          "Following the guide", PLAYERS, address, PASSWORD)
     yield running
     running.stop()
 

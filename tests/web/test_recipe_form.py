@@ -17,9 +17,8 @@ from typing import Any
 
 import pytest
 from chromium import gone, needs_chromium, shoot_part, sign_in, start_chromium
-from pageserver import Server
+from pageserver import seated_game
 
-from scriba.service import open_service
 from scriba.service.recipes import Recipes
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed")
@@ -46,16 +45,8 @@ def email(player: str) -> str:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
-    folder = tmp_path_factory.mktemp("recipes")
-    db_url = f"sqlite:///{folder / 'recipes.db'}"
-    service = open_service(db_url)
-    service.commands.create_game("suber", game_id=GAME, name="Recipes",
-                                 players=list(PLAYERS), start="2026-03-01T10:00:00Z")
-    for player in PLAYERS:
-        service.accounts.create_account(email(player), player, PASSWORD)
-        service.seats.seat(GAME, player, email(player))
-    service.close()
-    running = Server(db_url, folder / "server.log")
+    running = seated_game(tmp_path_factory.mktemp("recipes"), "suber", GAME,
+                          "Recipes", PLAYERS, email, PASSWORD)
     yield running
     running.stop()
 

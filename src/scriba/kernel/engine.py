@@ -41,7 +41,7 @@ _MAX_MESSAGE = 2000
 class Command:
     """A command to decide. ``letter``: the letter it came in, when it came with others
     (``{"id", "commands": [{"action", "args"}]}``): rules may require commands to come
-    together (DecameroNomic 2600) or count letters (300); the kernel only passes it on."""
+    together or count letters; the kernel only passes it on."""
 
     actor: str | None
     action: str
