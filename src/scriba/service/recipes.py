@@ -21,7 +21,10 @@ File format (every player-facing string a table of languages, ``en`` the fallbac
     [[blanks]]
     name = "points"  kind = "number"  minimum = 1  maximum = 100  default = "10"
     label = {...}  help = {...}
-    choices = [{value = "...", label = {...}}]   # kind "choice" only
+    choices = [{value = "...", label = {...}, code = "..."}]   # kind "choice" only;
+                                        # code: what the choice writes into the code
+                                        # (default: its value), so that a filled rule
+                                        # holds no test of a constant against itself
 """
 
 from __future__ import annotations
@@ -159,7 +162,8 @@ class Recipes:
         return FilledRule(
             title=_in(source.title, language),
             text=string.Template(_in(source.text, language)).substitute(told),
-            code=string.Template(code).substitute({**said, **filled}))
+            code=string.Template(code).substitute({**said, **filled,
+                                                   **_choices_code(source, filled)}))
 
     def _load(self, game_id: str | None) -> Any:
         if not game_id:
@@ -179,6 +183,16 @@ class Recipes:
     def _recipe(source: _Source, language: str, state: Any) -> Recipe:
         return Recipe(source.name, _in(source.title, language), _in(source.summary, language),
                       [_blank(b, language, state) for b in source.blanks], source.fits)
+
+
+def _choices_code(source: _Source, filled: Mapping[str, str]) -> dict[str, str]:
+    """The code each chosen choice writes, where the recipe gives it one."""
+    written = {}
+    for blank in source.blanks:
+        for choice in blank.get("choices") or ():
+            if "code" in choice and str(choice["value"]) == filled.get(blank["name"]):
+                written[blank["name"]] = str(choice["code"])
+    return written
 
 
 def _blank(data: dict[str, Any], language: str, state: Any) -> Blank:
