@@ -219,3 +219,16 @@ def test_a_rule_that_checks_clean_says_nothing_more(games) -> None:
 def test_any_error_text_is_told_without_failing(error: str) -> None:
     told = explain(error, "de", code="x = 1\n")
     assert told and len(told) < 2000
+
+
+def test_every_misspelt_hook_of_a_code_is_told_on_its_own_line(games) -> None:
+    code = ("def on_vote_casted(game, event):\n    return []\n\n"
+            "def helper(x):\n    return x\n\n"
+            "def on_proposal_resolve(game, event):\n    return []\n")
+    message = propose(games["it"], code)
+    # Each named where it is defined, with its own fix, in the game's language.
+    assert "Riga 1, colonna 5: `on_vote_casted` non è una funzione" in message
+    assert "Riga 4, colonna 5: `helper` non è una funzione" in message
+    assert "Riga 7, colonna 5: `on_proposal_resolve` non è una funzione" in message
+    assert "`on_proposal_resolved`" in message  # its nearest hook, proposed
+    assert "did you mean" not in message and "not a hook the kernel calls" not in message

@@ -308,8 +308,22 @@ def caret_block(line: int, column: int, source: str, width: int = 1) -> list[str
             f"    {gutter} | {' ' * (column - 1)}{'^' * max(1, width)}"]
 
 
+# The sandbox refuses every misspelt hook of a code at once, joined by "; ".
+_HOOK_ERROR = re.compile(r"\w+: (?:there is no event type '\w+' to react to"
+                         r"(?: \(did you mean \w+\?\))?|not a hook the kernel calls "
+                         r"\((?:did you mean \w+\? )?)")
+
+
 def explain(error: str, language: str, code: str | None = None) -> str:
-    """The error told: where, what is wrong, the line with its caret, the fix."""
+    """The error told: where, what is wrong, the line with its caret, the fix; each
+    misspelt hook of several on its own."""
+    hooks = _HOOK_ERROR.findall(error)
+    if len(hooks) > 1:
+        return "\n\n".join(_explain_one(hook, language, code) for hook in hooks)
+    return _explain_one(error, language, code)
+
+
+def _explain_one(error: str, language: str, code: str | None) -> str:
     told = read(error, code)
     source = _line(code, told.line) if code else _shown_line(error, told.line)
     lines = []
