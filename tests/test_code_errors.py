@@ -232,3 +232,53 @@ def test_every_misspelt_hook_of_a_code_is_told_on_its_own_line(games) -> None:
     assert "Riga 7, colonna 5: `on_proposal_resolve` non è una funzione" in message
     assert "`on_proposal_resolved`" in message  # its nearest hook, proposed
     assert "did you mean" not in message and "not a hook the kernel calls" not in message
+
+
+# A declaration or a std call the contract refuses: said in the game's language, at its line.
+CONTRACT = [
+    ('def actions():\n    return {"name": "x"}\n', 1,
+     ("`actions()` deve restituire una lista", "`actions()` muss eine Liste zurückgeben")),
+    ('def actions():\n    return [{"name": "x", "kind": "shout"}]\n', 1,
+     ("L'azione `x` è del tipo `shout`, che non esiste",
+      "Die Aktion `x` hat die Art `shout`, die es nicht gibt")),
+    ('def actions():\n    return [{"name": "x", "params": {"a": "integer"}}]\n', 1,
+     ("Il parametro `a` dell'azione `x` ha il tipo `integer`",
+      "Der Parameter `a` der Aktion `x` hat den Typ `integer`")),
+    ('def actions():\n    return [{"name": "x", "who": "king"}]\n', 1,
+     ("Chi può compiere l'azione `x` è indicato come `king`",
+      "Wer die Aktion `x` ausführen darf, ist mit `king` angegeben")),
+    ('def variables():\n    return [{"name": "x", "scope": "team"}]\n', 1,
+     ("La variabile `x` ha l'ambito `team`", "Die Variable `x` hat den Geltungsbereich `team`")),
+]
+
+
+@pytest.mark.parametrize(("code", "line", "said"), CONTRACT, ids=[c[2][0][:25] for c in CONTRACT])
+@pytest.mark.parametrize("language", ["it", "de"])
+def test_a_malformed_declaration_is_told_in_the_games_language(
+        games, language: str, code: str, line: int, said: tuple[str, str]) -> None:
+    message = propose(games[language], code)
+    expected = said[0] if language == "it" else said[1]
+    assert WHERE[language].format(line=line, column=5) + expected in message
+    for english in ("must return", "must be one of", "has type", "who must be", "scope must"):
+        assert english not in message
+
+
+STD_CALLS = [
+    ('std.set_var("a", 1, "Anna", 4)',
+     "`std.set_var` prende 2 valori in ordine (`name`, `value`), ma ne ha ricevuti 4."),
+    ('std.set_var("a", 1, who="Anna")',
+     "`std.set_var` non ha l'argomento `who`; i suoi argomenti sono `name`, `value`, `player`."),
+    ('std.set_var("a")', "`std.set_var` ha bisogno di `value`."),
+    ("std.set_var(3, 1)", "In `std.set_var`, `name` deve essere `str`, non `3`."),
+]
+
+
+@pytest.mark.parametrize(("call", "said"), STD_CALLS, ids=[c[0] for c in STD_CALLS])
+def test_a_std_call_with_wrong_arguments_is_told_by_the_dry_run_in_italian(
+        games, call: str, said: str) -> None:
+    service, game_id = games["it"]
+    code = f"def on_rule_changed(game, event):\n    return [{call}]\n"
+    checked = service.checks.proposal(game_id, "Anna", "propose", {"changes": [
+        {"enact": {"title": "Rotta", "text": "Una regola.", "code": code}}]}, "it")
+    aborted = checked["dry_run"]["aborted"]
+    assert aborted and aborted[0]["explained"].startswith("Riga 2, colonna 13: " + said)

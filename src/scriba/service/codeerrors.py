@@ -16,7 +16,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from scriba.service import catalogs
+from scriba.service import catalogs, contracterrors
 
 # What the sentences say, by case; {name}s are filled from the code or the message.
 SENTENCES: dict[str, str] = {
@@ -82,6 +82,7 @@ SENTENCES: dict[str, str] = {
     "fix_return": "End it with `return` and the list of effects: `return [...]`.",
 }
 
+SENTENCES.update(contracterrors.SENTENCES)
 # Python's words that Starlark reserves or lacks, and the fix each one has.
 _PYTHON_WORDS = {
     "while": "fix_while", "class": "fix_class", "import": "fix_import", "from": "fix_import",
@@ -224,13 +225,16 @@ def _classify(told: Told, message: str, code: str | None, source: str) -> Told:
         told.wrong = ("unknown_effect", {"name": m.group(1)})
         guess = _nearest(m.group(1), _effect_names())
         told.fixes = ((("did_you_mean", {"name": guess}),) if guess else ())
+    elif said := contracterrors.read(message):
+        told.wrong, told.fixes = said
     else:
         message = re.sub(r"^StdError: ", "", message)
         told.wrong = ("other", {"message": message}) if message else ("no_reason", {})
-        declared = re.match(r"(\w+)(?:\(\))? (?:must return|entry)", message)
-        if declared and told.line is None and _def_line(code, declared.group(1)):
-            told.line, told.column = _def_line(code, declared.group(1)), 5
-            told.mark_width = len(declared.group(1))
+    # A declaration or a hook named at the start: shown where it is defined.
+    declared = re.match(r"(\w+)(?:\(\))?(?: must return| entry|:)", message)
+    if declared and told.line is None and _def_line(code, declared.group(1)):
+        told.line, told.column = _def_line(code, declared.group(1)), 5
+        told.mark_width = len(declared.group(1))
     return told
 
 
