@@ -265,7 +265,8 @@ def test_a_malformed_declaration_is_told_in_the_games_language(
 
 STD_CALLS = [
     ('std.set_var("a", 1, "Anna", 4)',
-     "`std.set_var` prende 2 valori in ordine (`name`, `value`), ma ne ha ricevuti 4."),
+     "`std.set_var` prende 3 valori in ordine (`name`, `value`, `player`), ma ne ha "
+     "ricevuti 4."),
     ('std.set_var("a", 1, who="Anna")',
      "`std.set_var` non ha l'argomento `who`; i suoi argomenti sono `name`, `value`, `player`."),
     ('std.set_var("a")', "`std.set_var` ha bisogno di `value`."),

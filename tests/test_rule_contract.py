@@ -180,7 +180,7 @@ def test_a_rule_is_asked_about_a_number_only_within_its_bounds(service: Service)
 
 
 @pytest.mark.parametrize(("declared", "message"), [
-    ("{'vote_casted': {'player': ['Cid']}}", "did you mean vote_cast?"),
+    ("{'vote_casted': {'player': ['Cid']}}", "Did you mean `vote_cast`?"),
     ("{'vote_cast': {'player': 'Cid'}}", "must be a non-empty list"),
     ("{'var_set': {'value': {'over': 100}}}", "bounds a number with above, at_least"),
     ("{'var_set': {'value': {'above': '100'}}}", "bounds a number with above, at_least"),
@@ -309,9 +309,11 @@ WRONG_VALUES = (5, "five", True, 1.5, [], {}, None)
 
 def effect_state() -> GameState:
     """A game where every example of the table applies: Anna and Bea play, proposal 3 is
-    open, Anna owns the gladiator Spartaco, a deadline is set."""
+    open, Anna owns the gladiator Spartaco, a deadline is set, rule 7 exists, case 1 is
+    open and case 2 judged."""
     return fold([
-        make_event("game_created", START, game_id="fx", ruleset="test", seed=0, rules=[]),
+        make_event("game_created", START, game_id="fx", ruleset="test", seed=0,
+                   rules=[{"id": "7", "title": "Judging", "text": "x"}]),
         make_event("player_joined", START, player="Anna", vars={}),
         make_event("player_joined", START, player="Bea", vars={}),
         make_event("proposal_submitted", START, number=3, label="p3", author="Anna",
@@ -319,6 +321,12 @@ def effect_state() -> GameState:
         make_event("asset_set", START, kind="gladiator", id="Spartaco", owner="Anna", data={}),
         make_event("timer_set", START, id="t1", name="end_of_period", at=START, data={},
                    rule="7"),
+        make_event("case_opened", START, "Anna", number=1, question="Q1?", concerns=[],
+                   parties=[], data={}),
+        make_event("case_opened", START, "Bea", number=2, question="Q2?", concerns=[],
+                   parties=[], data={}),
+        make_event("case_judged", START, "Anna", case=2, judgment="FALSE", reasons="",
+                   rules=[], data={}),
     ])
 
 
@@ -433,7 +441,7 @@ def test_every_effect_s_event_is_told_in_it_de_en(name: str) -> None:
     if entry.event is None:
         return  # a refusal is the rule's own message
     if entry.event in narrate.SILENT:  # bookkeeping; what follows it is told
-        assert entry.event in ("changes_due", "proposal_updated")
+        assert entry.event in ("changes_due", "proposal_updated", "case_updated")
         return
     told = {}
     for language in ("en", "it", "de"):

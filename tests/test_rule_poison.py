@@ -219,12 +219,16 @@ def test_a_cause_of_its_own_kind_names_the_rule_that_really_made_the_change(serv
 
 
 @pytest.mark.parametrize(("declaration", "complaint"), [
-    ('[{"help": "no name"}]', "actions() entry 1 has no name"),
-    ('[{"name": "x", "params": {"n": "integer"}}]', "parameter 'n' has type 'integer'"),
-    ('[{"name": "x", "params": ["n"]}]', "params must be a dict"),
-    ('[{"name": "x", "who": "king"}]', "who must be"),
-    ('[{"name": "x", "kind": "vote", "choices": ["si"]}]', "choices must map"),
-    ('{"name": "x"}', "actions() must return a list"),
+    # The game is Italian: what is wrong is told in Italian, at the declaration's line.
+    ('[{"help": "no name"}]', "La voce 1 di `actions()` non ha un nome"),
+    ('[{"name": "x", "params": {"n": "integer"}}]',
+     "Il parametro `n` dell'azione `x` ha il tipo `integer`"),
+    ('[{"name": "x", "params": ["n"]}]', "I parametri dell'azione `x` devono essere un "
+                                         "dizionario"),
+    ('[{"name": "x", "who": "king"}]', "Chi può compiere l'azione `x` è indicato come `king`"),
+    ('[{"name": "x", "kind": "vote", "choices": ["si"]}]',
+     "Le `choices` dell'azione `x` devono associare"),
+    ('{"name": "x"}', "`actions()` deve restituire una lista"),
 ])
 def test_a_malformed_declaration_is_refused_when_proposed(service, game, declaration,
                                                           complaint):
@@ -240,9 +244,10 @@ def test_a_malformed_declaration_is_refused_when_proposed(service, game, declara
 def test_malformed_variables_and_offices_are_refused_when_proposed(service, game):
     author = service.reads.load(game).vars["turn"]
     for code, complaint in (
-            ('def variables():\n    return [{"scope": "game"}]\n', "variables() entry 1"),
-            ('def variables():\n    return [{"name": "v", "scope": "team"}]\n', "scope must"),
-            ('def offices():\n    return [{"label": {"it": "Re"}}]\n', "offices() entry 1")):
+            ('def variables():\n    return [{"scope": "game"}]\n', "La voce 1 di `variables()`"),
+            ('def variables():\n    return [{"name": "v", "scope": "team"}]\n',
+             "La variabile `v` ha l'ambito `team`"),
+            ('def offices():\n    return [{"label": {"it": "Re"}}]\n', "La voce 1 di `offices()`")):
         outcome = service.commands.perform(game, author, "propose", {"changes": [
             {"enact": {"title": "Bad", "text": "x", "code": code}}]})
         assert not outcome.accepted and complaint in outcome.message, outcome.message

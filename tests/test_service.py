@@ -88,7 +88,7 @@ def test_action_the_rules_do_not_declare(service):
     outcome = service.commands.perform(game, "Anna", "fly", {})
     assert not outcome.accepted
     assert outcome.message.startswith("Non esiste l'azione 'fly' nelle regole in vigore")
-    assert "propose" in outcome.message
+    assert "Proponi un cambiamento" in outcome.message and "propose" not in outcome.message
 
 
 def test_code_that_does_not_compile_is_refused_when_proposed(service):

@@ -108,7 +108,7 @@ def test_a_lookup_by_label_costs_steps_like_the_loop_it_is() -> None:
 
 
 def test_std_binds_every_helper_once_and_dispatches_the_starlark_ones_by_version() -> None:
-    assert set(std.STARLARK_NAMES) == {"rule", "proposal", "open_proposals"}
+    assert set(std.STARLARK_NAMES) == {"rule", "proposal", "open_proposals", "cases", "case"}
     assert not set(std.STARLARK_NAMES) & set(std.NATIVE_NAMES)
     source = std.binding_source()
     for version in std.VERSIONS:

@@ -83,12 +83,25 @@ def test_game_holds_structured_rules(imported: str, db: str, make_service) -> No
     rule = state.rules["101"]
     assert rule["attributes"]["power"] == "4"
     assert rule["attributes"]["category"] == "The Game of Agora"
-    assert rule["attributes"]["annotations"][0]["cfjs"][0]["id"] == "24"
+    assert "annotations" not in rule["attributes"]  # they are cases now
+    assert state.cases["24"]["judgment"]["rules"][0]["rule"] == "101"
     assert rule["history"][0]["change"] == "initial"
     assert all("raw" not in entry for r in state.rules.values() for entry in r["history"])
     coded = {rid for rid, r in state.rules.items() if r["code"]}
     assert coded == set(coded_rule_ids())
     assert state.settings["flr"]["header"]["date"] == "2026-07-05"
+
+
+def test_cli_rules_full_lists_a_rules_precedents(imported: str, db: str) -> None:
+    result = CliRunner().invoke(app, ["rules", "agora", "--full", "--db", db])
+    assert result.exit_code == 0, result.output
+    after = result.output.split("101 [18] The Game of Agora", 1)[1]
+    rule_101 = re.split(r"\n\n(?=\d+ \[\d+\] )", after, maxsplit=1)[0]  # to the next rule
+    assert "precedent: case 1911-1914, 2008-03-18, revision 8, rule changed since: " \
+        "Physical realities supersede the Rules by default." in rule_101
+    assert "precedent: case 825, 1995-11-07, revision 1, rule changed since: Players " \
+        "must obey the Rules even if no Rule says so." in rule_101
+    assert rule_101.count("precedent: ") == 7
 
 
 def test_rules_changed_in_play_show_in_the_export(flr_text: str, make_service) -> None:

@@ -68,13 +68,12 @@ def test_court_rulings_set_precedence_and_strike_rules(service: Service) -> None
     assert struck["change"] == "repeal" and struck["cause"]["kind"] == "court"
 
 
-def test_emergency_and_correction_are_recorded_as_such(service: Service) -> None:
+def test_emergency_is_recorded_as_such(service: Service) -> None:
     game = scenario(service, "gm")
     state = service.reads.load(game)
     history = state.rules["R.12"]["history"]
     assert history[0]["cause"]["kind"] == "emergency"
     assert history[0]["cause"]["by"] == "Max"
-    assert history[-1]["cause"]["kind"] == "correction"
     order = service.commands.engine.precedence(state)
     assert order.index("R.1") < order.index("S.1")  # the new class S stands below R
     assert notices(service, game, "emergency")
@@ -178,14 +177,15 @@ def test_an_unplayable_game_is_won_by_the_proposer(service: Service) -> None:
     play_round(service, game, {"Anna": 1, "Bert": 2, "Cora": 3})
     act(service, game, "Anna", "call_court", question="Ist das Spiel noch spielbar?",
         position="Nein: R.12 macht jede Frage unentscheidbar.")
-    act(service, game, "Max", "rule_case", case="1", decision="Unspielbar (G.13(2)).",
-        for_caller=True, unplayable=1)
+    act(service, game, "Max", "rule_case", case=1, judgment="stattgegeben",
+        reasons="Unspielbar (G.13(2)).", unplayable=1)
     act(service, game, "Max", "set_zat", days=7)
     for player in ("Anna", "Bert", "Cora"):
-        act(service, game, player, "vote_ruling", case="1", choice="Ja")
+        act(service, game, player, "vote_ruling", case=1, choice="Ja")
     service.commands.advance(game, by=8 * 86400)
     state = service.reads.load(game)
     assert state.winners == ["Bert"] and state.ended
+    assert state.cases["1"]["status"] == "closed"
 
 
 def test_without_r2_an_nmr_means_leaving_the_game(service: Service) -> None:

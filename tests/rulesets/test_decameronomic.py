@@ -107,9 +107,12 @@ def test_queries(service: Service) -> None:
     assert accounts["crown_treasury"] == 500
     assert accounts["players"]["Bruno"] == {"treasure": 2000, "treasure_pending": -500,
                                             "economic_power": 100}
-    _act(service, game, "Carla", "contest", question="Chi decide i titoli?")
-    _act(service, game, "Anna", "decree", contest=1, text="L'autore.")
-    assert [d["text"] for d in service.reads.query(game, "decrees")] == ["L'autore."]
+    _act(service, game, "Carla", "contest", question="Chi decide i titoli?", rule="1")
+    _act(service, game, "Anna", "decree", case=1, judgment="L'autore", reasons="L'autore.",
+         rules=["1"])
+    assert service.reads.query(game, "decrees") == [
+        {"case": 1, "question": "Chi decide i titoli?", "king": "Anna", "decree": "L'autore",
+         "text": "L'autore.", "rules": ["1"]}]
     assert [p["player"] for p in service.reads.query(game, "players")] == [
         "Anna", "Bruno", "Carla", "Dario"]
 
@@ -167,3 +170,27 @@ def test_a_king_who_overspends_is_quarantined_then_expelled(
     state = service.reads.load(game)
     assert state.players["Bruno"]["status"] == "expelled"
     assert state.offices["King"] == "Dario"
+
+
+def test_a_king_who_is_also_scriba_does_not_judge_his_own_claim(service: Service) -> None:
+    """2100's claims are judged by the King, the King's by the Scriba: when one player
+    holds both offices his claim waits, unjudged, for the next King."""
+    game = service.commands.create_game(RULESET, start="2026-03-02T09:00:00Z", seed=1,
+                                        players=["Anna", "Bruno", "Carla"],
+                                        offices={"King": "Anna", "Scriba": "Anna"}).game_id
+    _act(service, game, "Anna", "claim_victory", question="Nessuno può più proporre.")
+    assert service.reads.load(game).cases["1"]["judge"] is None
+    refused = service.commands.perform(game, "Anna", "judge_claim",
+                                       {"case": 1, "judgment": "riconosciuta"})
+    assert not refused.accepted
+    assert refused.message == "Nessuno giudica la propria rivendicazione di vittoria."
+    _act(service, game, "Bruno", "propose", changes=[{"repeal": {"rule": "1800"}}])
+    service.commands.advance(game, by=14 * DAY)
+    state = service.reads.load(game)
+    assert state.offices["King"] == "Bruno" and state.cases["1"]["judge"] == "Bruno"
+    _act(service, game, "Bruno", "judge_claim", case=1, judgment="respinta",
+         reasons="Si può ancora proporre.")
+    case = service.reads.load(game).cases["1"]
+    assert (case["status"], case["judgment"]["judgment"], case["judgment"]["by"]) == (
+        "closed", "respinta", "Bruno")
+    assert not service.reads.load(game).ended

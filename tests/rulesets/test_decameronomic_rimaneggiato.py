@@ -141,8 +141,8 @@ def test_referendum_players_and_decrees(service: Service) -> None:
     _act(service, game, "Carla", "vote", proposal=1, choice="contrario")
     _act(service, game, "Anna", "veto", proposal=1)
     _act(service, game, "Elena", "join")
-    _act(service, game, "Dario", "request_decree", text="Si può votare due volte?")
-    _act(service, game, "Anna", "decree", request=1, text="No.")
+    _act(service, game, "Dario", "request_decree", question="Si può votare due volte?")
+    _act(service, game, "Anna", "decree", case=1, judgment="No", reasons="No.")
     assert service.reads.query(game, "referendum") == [
         {"number": 1, "label": "1", "author": "Bruno", "title": "", "day": 1, "veto": True,
          "votes": {"Bruno": "for", "Carla": "against"}}]
@@ -151,8 +151,9 @@ def test_referendum_players_and_decrees(service: Service) -> None:
         ("Anna", "active", 0), ("Bruno", "active", 0), ("Carla", "active", 0),
         ("Dario", "active", 0)]
     assert players["requests"] == ["Elena"]
-    assert [(d["number"], d["king"], d["text"]) for d in service.reads.query(game, "decrees")] == \
-        [(1, "Anna", "No.")]
+    assert service.reads.query(game, "decrees") == [
+        {"request": 1, "question": "Si può votare due volte?", "king": "Anna", "decree": "No",
+         "text": "No."}]
     service.commands.advance(game, by=WEEK)
     assert service.reads.query(game, "referendum") == []
     assert [p["player"] for p in service.reads.query(game, "players")["players"]][-1] == "Elena"

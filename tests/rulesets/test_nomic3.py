@@ -130,15 +130,19 @@ def test_impossible_ruling_becomes_final_when_the_next_turn_begins(service: Serv
     assert service.commands.perform("g", "MI1", "propose", {
         "vote_now": True, "changes": [{"enact": {"text": "Una regola."}}]}).accepted
     _vote_all(service, "g", 313)
-    assert service.commands.perform("g", "LS", "ruling", {"question": "Q1",
-                                                          "decision": "impossibile"}
+    assert service.commands.perform("g", "LS", "ruling", {"case": 1,
+                                                          "judgment": "impossibile"}
                            ).accepted
     assert service.reads.load("g").winners == []
+    assert service.reads.load("g").cases["1"]["status"] == "judged"
     assert service.commands.perform("g", "MI2", "consent").accepted
     assert service.commands.perform("g", "LS", "consent").accepted
     state = service.reads.load("g")
     assert state.winners == ["MI1"] and state.ended
-    assert state.assets["question"]["Q1"]["data"]["status"] == "upheld"
+    case = state.cases["1"]
+    assert case["status"] == "closed" and case["judgment"]["judgment"] == "impossibile"
+    assert case["steps"][-1]["step"] == "closed" and case["steps"][-1]["note"] == "final"
+    assert service.reads.replay("g").to_json() == state.to_json()
 
 
 def test_status_line(service: Service) -> None:

@@ -163,3 +163,33 @@ def test_status_line(service):
     assert service.reads.query(game,
                                "status") == ("Round 1, turn 1: Anna moves; proposal 301 awaits "
                                              "the votes of Anna, Carla. Judge: Carla.")
+
+
+def test_a_leaving_judge_passes_the_question_and_a_leaving_mover_settles_the_turn(service):
+    """212 on cases: the Judge who leaves is replaced by the player now before the mover,
+    of the office and of the question awaiting a ruling; the mover who leaves ends the
+    turn, which makes its ruling final and lets its unanswered question lapse."""
+    players = ["Anna", "Bruno", "Carla", "Dora"]
+    game = service.commands.create_game("suber", seed=3, start=START, players=players).game_id
+    assert service.reads.load(game).offices["Judge"] == "Dora"
+    act(service, game, "Anna", "propose", changes=[{"enact": {"title": "T", "text": "T."}}])
+    act(service, game, "Bruno", "call_for_judgment", question="Is T a rule?", rule="202")
+    case = service.reads.load(game).cases["1"]
+    assert (case["judge"], case["concerns"]) == ("Dora", [{"kind": "rule", "id": "202"}])
+    act(service, game, "Dora", "leave")
+    state = service.reads.load(game)
+    assert state.offices["Judge"] == "Carla" and state.cases["1"]["judge"] == "Carla"
+    refused = service.commands.perform(game, "Bruno", "judge", {"case": 1, "judgment": "No."})
+    assert not refused.accepted
+    act(service, game, "Carla", "judge", case=1, judgment="Yes, T is a rule.")
+    act(service, game, "Bruno", "call_for_judgment", question="May Anna leave now?")
+    assert service.reads.load(game).cases["2"]["judge"] == "Carla"
+    act(service, game, "Anna", "leave")
+    state = service.reads.load(game)
+    assert state.vars["turn"] == "Bruno" and state.offices["Judge"] == "Carla"
+    first, second = state.cases["1"], state.cases["2"]
+    assert (first["status"], first["steps"][-1]["note"]) == ("closed", "final")
+    assert first["judgment"]["judgment"] == "Yes, T is a rule."
+    assert (second["status"], second["steps"][-1]["note"]) == ("closed", "lapsed")
+    assert second["judgment"] is None
+    assert service.reads.replay(game).to_dict() == state.to_dict()

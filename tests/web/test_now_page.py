@@ -46,7 +46,8 @@ BROKEN = "def on_vote_cast(game, event):\n    return [std.set_var('a', 1\n"
 # names one of the game's things (a judgment, a question, a case, a gladiator) is an
 # `asset:KIND` parameter: the form offers those that exist and the rules accept.
 UNFORESEEABLE = {
-    ("nomic3", "ruling"): "Decisione non valida",  # the decision is typed: one of five words
+    # the vote on overruling is a typed word (favorevole / contrario), not a list to choose
+    ("nomic3", "overrule"): "Vota favorevole",
     ("anderwelt", "request_repeat"): "keine Beanstandung",
     ("anderwelt", "vote_admission"): "Bewerbung von",
     ("anderwelt", "nomic_number"): "Nomiczahl muß eine positive ganze Zahl",

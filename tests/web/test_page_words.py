@@ -119,6 +119,8 @@ def game_words(service: object, game: str) -> list[str]:
             said.append(str(payload.get("name") or ""))
         elif event["type"] == "command_refused":
             said.append(str(payload.get("message") or ""))
+    # A help's `code` is shown as code (data): the words around it are the game's too.
+    said += [piece.strip() for s in said for piece in re.split(r"`[^`]*`", s) if "`" in s]
     return [s for s in said if s]
 
 

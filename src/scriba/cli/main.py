@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scriba.cli.output import console, fail, safe, safe_block, say
+from scriba.cli.output import console, fail, precedent_lines, safe, safe_block, say
 
 if TYPE_CHECKING:
     from scriba.service import Service
@@ -54,6 +54,10 @@ EXTRAS: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
      {"mail": "Play by e-mail: receive, serve, fetch and send letters."}),
     ("scriba.cli.checkrule", ("check-rule",),  # a rule's code checked, not proposed
      {"check-rule": "Check a rule's code without proposing it."}),
+    ("scriba.cli.cases", ("cases",),  # the docket, one case
+     {"cases": "A game's cases: the docket, or one case whole."}),
+    ("scriba.cli.correct", ("correct",),  # the record corrected, the game recomputed
+     {"correct": "Correct a game's record: the game recomputed, the difference shown."}),
 ]
 
 
@@ -307,7 +311,8 @@ def rules_command(game: str, at: str = typer.Option(None, help="As the rules sto
                   full: bool = typer.Option(False, help="Show texts and history"),
                   db: str = DbOption) -> None:
     """Show the ruleset in force (now, or at a past time or event)."""
-    rules = [r for r in _service(db).reads.rules_at(game, at=at, seq=seq) if r["in_force"]]
+    reads = _service(db).reads
+    rules = [r for r in reads.rules_at(game, at=at, seq=seq) if r["in_force"]]
     for rule in rules:
         attrs = ", ".join(f"{safe(k)}={safe(v)}" for k, v in rule["attributes"].items())
         say(f"[bold]{safe(rule['id'], None)}[/bold] [{rule['revision'] + 1}] {safe(rule['title'])}"
@@ -319,6 +324,9 @@ def rules_command(game: str, at: str = typer.Option(None, help="As the rules sto
                 who = f" by proposal {safe(cause['proposal'])} ({safe(cause.get('author'))})" \
                     if cause.get("proposal") else ""
                 say(f"  [dim]{safe(entry['change'])}{who}, {safe(entry.get('date'))}[/dim]")
+            if at is None and seq is None:  # the judgments known now
+                for line in precedent_lines(reads.precedents(game, rule["id"])):
+                    say(f"  [dim]{line}[/dim]")
             say()
 
 

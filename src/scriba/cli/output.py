@@ -75,3 +75,18 @@ def say(markup: str = "", **options: Any) -> None:
 def fail(message: Any) -> None:
     """One clear line on standard error."""
     errors().print(f"[red]{safe(message, limit=2000)}[/red]", soft_wrap=True)
+
+
+def precedent_lines(precedents: list[dict[str, Any]]) -> list[str]:
+    """A line of markup per judgment interpreting a rule (service.reads.precedents):
+    case, date, word, question, the revision it read and whether the rule changed since."""
+    lines = []
+    for item in precedents:
+        word = f" {safe(item['judgment'])}" if item["judgment"] else ""
+        # revisions counted from 1, as `rules` and the pages count them
+        revision = "" if item["revision"] is None else f", revision {item['revision'] + 1}"
+        since = ", rule changed since" if item["changed_since"] else ""
+        earlier = "" if item["current"] else f" (superseded: {safe(item['superseded'])})"
+        lines.append(f"precedent: case {safe(item['label'])}, {safe(item['date'] or '?')}"
+                     f"{word}{earlier}{revision}{since}: {safe(item['question'])}")
+    return lines

@@ -55,13 +55,24 @@ class _Probe:
 
 
 def candidates(state: GameState, action: dict[str, Any], param: str,
-               type_: str) -> list[Any] | None:
+               type_: str, actor: str | None = None) -> list[Any] | None:
     """The values a listed parameter may take, as the kernel's checks know them, or None
     for a parameter of free input."""
     kind = action.get("kind", "plain")
     if kind == "vote" and param == "choice":
         return choice_meanings(action)
-    if type_ == "player":
+    if kind == "judge" and param == "judgment":
+        # The ruleset's words, one per meaning; without choices a judgment is free text.
+        first: dict[str, str] = {}
+        for word, meaning in (action.get("choices") or {}).items():
+            first.setdefault(str(meaning), str(word))
+        return list(first.values()) or None
+    if type_ == "case":
+        found = [case["number"] for case in state.cases.values()
+                 if _case_open_to(case, kind, param, actor)]
+    elif type_ == "rule":  # the rules in force; one repealed is typed by its id
+        found = sorted((r["id"] for r in state.rules_in_force()), key=natural_key)
+    elif type_ == "player":
         found: list[Any] = state.active_players()
     elif type_.startswith(ASSET_TYPE):
         found = sorted(state.assets.get(type_[len(ASSET_TYPE):], {}), key=natural_key)
@@ -74,6 +85,16 @@ def candidates(state: GameState, action: dict[str, Any], param: str,
     else:
         return None
     return found if len(found) <= MAX_CANDIDATES else None
+
+
+def _case_open_to(case: dict[str, Any], kind: str, param: str, actor: str | None) -> bool:
+    """Whether a case is a candidate for a case parameter: the kernel's own refusals
+    (kernel/checking.py) for a judgment and an appeal, the cases not closed otherwise."""
+    if kind == "judge" and param == "case":
+        return case["status"] == "open" and case["judge"] in (None, actor)
+    if kind == "appeal" and param == "case":
+        return case["status"] == "judged"
+    return case["status"] != "closed"
 
 
 def choice_meanings(action: dict[str, Any]) -> list[str]:
@@ -104,7 +125,7 @@ def available(run: Run, actor: str | None, now: str) -> list[Availability]:
                   **(action.get("params") or {})}
         probes.append(_Probe(name))
         for param, type_ in params.items():
-            values = candidates(state, action, param, str(type_).rstrip("?"))
+            values = candidates(state, action, param, str(type_).rstrip("?"), actor)
             if values is None:
                 continue
             listed[(name, param)] = values

@@ -20,7 +20,15 @@ CANONICAL_CHOICES = ("for", "against", "abstain")
 KIND_PARAMS: dict[str, dict[str, str]] = {
     "propose": {"changes": "changes", "label": "str?", "title": "str?", "text": "str?"},
     "vote": {"proposal": "proposal", "choice": "any"},
+    # Cases (kernel/cases.py): a case's further params of type rule, proposal, player or
+    # event are what it concerns, a list "parties" its parties, the others its data.
+    "case": {"question": "str"},
+    # rules: a list of rule ids, or them in a text ("212, 101"), as a form or letter has it
+    "judge": {"case": "case", "judgment": "any", "reasons": "str?", "rules": "any?"},
+    "appeal": {"case": "case", "reasons": "str?"},
 }
+# A judgment's word, where the action declares no choices: any text up to this long.
+MAX_JUDGMENT = 200
 
 
 def check_actor(state: GameState, actor: str | None, action_name: str,
@@ -45,7 +53,7 @@ def check_actor(state: GameState, actor: str | None, action_name: str,
 
 
 def check_args(rules: RulesInForce, state: GameState, action_name: str, raw: dict[str, Any],
-               action: dict[str, Any]) -> dict[str, Any]:
+               action: dict[str, Any], actor: str | None = None) -> dict[str, Any]:
     kind = action.get("kind", "plain")
     params = {**KIND_PARAMS.get(kind, {}), **(action.get("params") or {})}
     args = dict(raw)
@@ -77,7 +85,65 @@ def check_args(rules: RulesInForce, state: GameState, action_name: str, raw: dic
             raise Refused("proposal_closed", proposal=proposal.get("label") or
                           proposal["number"], status=proposal["status"])
         args["choice"] = choice(action, args["choice"])
+    if kind in ("case", "judge", "appeal"):
+        check_case_args(state, kind, actor, action_name, args, action)
     return args
+
+
+def check_case_args(state: GameState, kind: str, actor: str | None, action_name: str,
+                    args: dict[str, Any], action: dict[str, Any]) -> None:
+    """What the kernel itself refuses of a case's commands: judging a case not open or
+    not one's own, appealing a case not judged, a judgment word the ruleset does not know,
+    a rule that does not exist, a party who does not play."""
+    if kind == "case":
+        if not str(args["question"]).strip():
+            raise Refused("missing_argument", action=action_name, argument="question")
+        if "parties" in args and (action.get("params") or {}).get("parties", "").rstrip(
+                "?") == "list":
+            args["parties"] = list(dict.fromkeys(
+                coerce(state, action_name, "parties", "player", p) for p in args["parties"]))
+        return
+    case = state.cases[str(args["case"])]
+    if kind == "appeal":
+        if case["status"] != "judged":
+            raise Refused("case_not_judged", case=case["number"], status=case["status"])
+        return
+    if case["status"] != "open":
+        raise Refused("case_not_open", case=case["number"], status=case["status"])
+    if case["judge"] is not None and case["judge"] != actor:
+        raise Refused("not_the_judge", case=case["number"], judge=case["judge"],
+                      actor=actor or "?")
+    args["judgment"] = judgment_word(action, args["judgment"], action_name)
+    if "rules" in args:
+        named = args["rules"]
+        if isinstance(named, str | int) and not isinstance(named, bool):
+            named = str(named).replace(",", " ").split()
+        if not isinstance(named, list):
+            raise Refused("bad_argument", action=action_name, argument="rules",
+                          expected="list", value=repr(named)[:200])
+        args["rules"] = list(dict.fromkeys(
+            coerce(state, action_name, "rules", "rule", r) for r in named))
+
+
+def judgment_word(action: dict[str, Any], word: Any, action_name: str) -> str:
+    """The judgment as the ruleset words it: with ``choices``, the declared word the
+    player's matches like a vote's (case and spaces aside), or the first declared word
+    for the meaning they wrote; without, their text, trimmed, up to MAX_JUDGMENT."""
+    declared = action.get("choices") or {}
+    text = "yes" if word is True else "no" if word is False else str(word).strip()
+    if not declared:
+        if not text or len(text) > MAX_JUDGMENT:
+            raise Refused("bad_judgment_text", action=action_name, limit=MAX_JUDGMENT)
+        return text
+    key = " ".join(text.lower().split())
+    for name in declared:
+        if " ".join(str(name).lower().split()) == key:
+            return str(name)
+    for name, meaning in declared.items():
+        if str(meaning).lower() == key:
+            return str(name)
+    raise Refused("bad_judgment", judgment=text[:MAX_JUDGMENT],
+                  accepted=", ".join(map(str, declared)))
 
 
 def check_changes(rules: RulesInForce, state: GameState, raw: Any) -> list[dict[str, Any]]:
@@ -134,6 +200,22 @@ def coerce(state: GameState, action: str, name: str, type_: str, value: Any) -> 
         if proposal is None:
             raise Refused("unknown_proposal", proposal=str(value))
         return proposal["number"]
+    if type_ == "case":
+        case = state.cases.get(str(value).strip().lstrip("#")) \
+            if not isinstance(value, bool | dict | list) else None
+        if case is None:
+            raise Refused("unknown_case", case=str(value)[:200])
+        return case["number"]
+    if type_ == "rule":
+        if isinstance(value, bool | dict | list) or str(value).strip() not in state.rules:
+            raise Refused("unknown_rule", rule=str(value)[:200])
+        return str(value).strip()
+    if type_ == "event":
+        text = str(value).strip()
+        if isinstance(value, bool | dict | list) or not text.isdigit() \
+                or not 1 <= int(text) <= state.seq:
+            raise Refused("unknown_event", event=str(value)[:200])
+        return int(text)
     if type_ == "str" or type_.startswith(ASSET_TYPE):
         # An asset's key is kept as text; whether that asset exists, and is open to this
         # action, the rules' checks say in their own words.

@@ -15,9 +15,11 @@ from typing import Any
 from scriba.kernel.registry import reacts_to_error
 from scriba.kernel.values import BadValue, check_value
 
-ACTION_KINDS = ("plain", "propose", "vote", "join", "leave")
+ACTION_KINDS = ("plain", "propose", "vote", "join", "leave", "case", "judge", "appeal")
+# case: an existing case's number; rule: the id of a rule, in force or not; event: the
+# sequence number of an event of the game's log.
 PARAM_TYPES = ("str", "int", "number", "bool", "player", "proposal", "changes", "list",
-               "dict", "any")
+               "dict", "any", "case", "rule", "event")
 # A parameter naming one of the game's assets of a kind ("asset:judgment"): given as its
 # key; the page offers the keys that exist (the rules' checks say which are open).
 ASSET_TYPE = "asset:"
@@ -72,6 +74,10 @@ def _check_list(hook: str, items: Any) -> None:
         elif hook == "variables" and item.get("scope", "player") not in VARIABLE_SCOPES:
             raise BadValue(f"{where}: scope must be \"player\" or \"game\", "
                            f"not {item.get('scope')!r}")
+        # sealed (an action) and private (a variable): what readers may see, not a rule
+        flag = "sealed" if hook == "actions" else "private" if hook == "variables" else None
+        if flag and not isinstance(item.get(flag, False), bool):
+            raise BadValue(f"{where}: {flag} must be True or False, not {item[flag]!r}")
 
 
 def _check_action(action: dict[str, Any], where: str) -> None:

@@ -37,6 +37,7 @@ TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     # checked by its constructor; the kernel records whatever text a rule resolves with.
     "outcome": ("a proposal outcome (text)", lambda v: isinstance(v, str)),
     "time": ("a time (ISO text or a timestamp)", lambda v: isinstance(v, str) or _number(v)),
+    "case": ("a case number (int)", lambda v: isinstance(v, int) and not isinstance(v, bool)),
     "any": ("anything", lambda v: True),
 }
 
@@ -167,12 +168,52 @@ _TABLE = [
            "rule's notices(), to other rules; any other fields go with it",
            (_f("kind", "str", none=True), _f("text", "str")),
            {"kind": "decree", "text": "La Giornata III comincia", "day": 3}, open=True),
+    Effect("reveal", "moves_revealed", "show everyone the sealed moves of an action made so "
+           "far (only those on one proposal, if given): until then only their player and the "
+           "officer see them",
+           (_f("action", "str"), _opt("proposal", "int")), {"action": "vote", "proposal": 3}),
     Effect("declare_winner", "winner_declared", "declare winners; the game ends unless end "
            "is False",
            (_f("players", "list"), _opt("reason", "str"), _opt("end", "bool")),
            {"players": ["Anna"], "reason": "100 points", "end": True}),
     Effect("end_game", "game_ended", "end the game",
            (_opt("reason", "str"),), {"reason": "no King can be chosen"}),
+    # Cases (kernel/cases.py): the kernel numbers them and stamps a judgment's rules.
+    Effect("open_case", "case_opened", "open a case: its question, what it concerns "
+           "([{kind: rule|proposal|player|event, id}]), its parties (players), the rules' "
+           "own data; the kernel gives it the next number",
+           (_f("question", "str"), _opt("concerns", "list"), _opt("parties", "list"),
+            _opt("data", "dict")),
+           {"question": "Was Bea's vote lawful?", "concerns": [{"kind": "player", "id": "Bea"}],
+            "parties": ["Anna", "Bea"], "data": {"deadline_days": 7}}),
+    Effect("assign_judge", "case_assigned", "give a case to a judge (a player), or leave it "
+           "unassigned (None)",
+           (_f("case", "case"), _f("judge", "player", none=True)), {"case": 1, "judge": "Bea"}),
+    Effect("judge_case", "case_judged", "judge a case not closed (a decree, a panel's "
+           "verdict): the judgment in the ruleset's words, the reasons, the ids of the rules "
+           "it interprets (stamped with their revision now)",
+           (_f("case", "case"), _f("judgment", "str"), _opt("reasons", "str"),
+            _opt("rules", "list"), _opt("data", "dict")),
+           {"case": 1, "judgment": "TRUE", "reasons": "Rule 7 says so.", "rules": ["7"],
+            "data": {"remedy": "none"}}),
+    Effect("appeal_case", "case_appealed", "appeal a judged case",
+           (_f("case", "case"), _opt("reasons", "str")),
+           {"case": 2, "reasons": "The judge misread rule 7."}),
+    Effect("reopen_case", "case_reopened", "reopen a case: its judgment (if any) goes to its "
+           "earlier judgments, it is open again; its judge stays until another is assigned",
+           (_f("case", "case"), _opt("reason", "str")), {"case": 2, "reason": "overruled"}),
+    Effect("close_case", "case_closed", "close a case: its judgment, if any, is final",
+           (_f("case", "case"), _opt("reason", "str")), {"case": 1, "reason": "judged"}),
+    Effect("update_case", "case_updated", "set a key of a case's data",
+           (_f("case", "case"), _f("key", "str"), _f("value", "any")),
+           {"case": 1, "key": "panel", "value": ["Anna", "Bea"]}),
+    Effect("order_correction", "correction_ordered", "order a correction of the record "
+           "(annul a player's command, add a lost one, set what should have been true at a "
+           "time): after the command, the game is recomputed from that point and the "
+           "difference announced",
+           (_f("correction", "dict"), _opt("reason", "str")),
+           {"correction": {"kind": "annul", "event": 57}, "reason": "Case 3: the vote was "
+            "cast after the deadline."}),
     Effect("refuse", None, "while reacting to a command: the whole command is refused with "
            "this message and nothing it did is kept",
            (_f("message", "str"),), {"message": "Non è il tuo turno."}),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from scriba.kernel.cases import MEANINGS as CASE_MEANINGS
 from scriba.kernel.changes import normalize_change
 from scriba.kernel.effect_schema import EFFECTS
 from scriba.kernel.errors import InvalidEffect, Refused
@@ -248,6 +249,12 @@ def _notice(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Eve
     return [ctx.event("notice", text=e["text"], **extra)]
 
 
+def _reveal(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
+    # Nothing in the state changes: readers show the sealed moves from this event on.
+    extra = {"proposal": e["proposal"]} if "proposal" in e else {}
+    return [ctx.event("moves_revealed", action=e["action"], **extra)]
+
+
 def _declare_winner(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
     for name in e["players"]:
         _player(state, name)
@@ -257,6 +264,13 @@ def _declare_winner(state: GameState, e: dict[str, Any], ctx: EffectContext) -> 
 
 def _end_game(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
     return [ctx.event("game_ended", reason=e.get("reason", ""))]
+
+
+def _order_correction(state: GameState, e: dict[str, Any],
+                      ctx: EffectContext) -> list[Event]:
+    # Only recorded: the service recomputes the game after the command (corrections.py).
+    extra = {"reason": e["reason"]} if "reason" in e else {}
+    return [ctx.event("correction_ordered", correction=e["correction"], **extra)]
 
 
 def _refuse(state: GameState, e: dict[str, Any], ctx: EffectContext) -> list[Event]:
@@ -284,7 +298,10 @@ _MEANINGS: dict[str, Callable[[GameState, dict[str, Any], EffectContext], list[E
     "set_status": _set_status,
     "add_player": _add_player,
     "notice": _notice,
+    "reveal": _reveal,
     "declare_winner": _declare_winner,
     "end_game": _end_game,
+    "order_correction": _order_correction,
     "refuse": _refuse,
+    **CASE_MEANINGS,
 }

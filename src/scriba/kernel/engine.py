@@ -20,6 +20,7 @@ from typing import Any
 
 from scriba.kernel import timers
 from scriba.kernel.availability import Availability, available
+from scriba.kernel.cases import case_command
 from scriba.kernel.checking import CANONICAL_CHOICES, check_actor, check_args
 from scriba.kernel.declarations import Declarations
 from scriba.kernel.errors import Refused
@@ -28,6 +29,7 @@ from scriba.kernel.host import CodeInfo, RuleHost, RuleRef
 from scriba.kernel.in_force import RulesInForce
 from scriba.kernel.journal import trial
 from scriba.kernel.reactions import NOT_DISPATCHED, Run
+from scriba.kernel.sealing import seal
 from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import normalize
 from scriba.kernel.view import build_view
@@ -150,7 +152,8 @@ class Engine:
         check_actor(state, command.actor, command.action, action)
         # Proposed code is compiled while checking the arguments: within the command's budget.
         with self.command():
-            args = check_args(self.rules, state, command.action, command.args, action)
+            args = check_args(self.rules, state, command.action, command.args, action,
+                              command.actor)
             return self._decide(state, command, action, args, now)
 
     def _decide(self, state: GameState, command: Command, action: dict[str, Any],
@@ -178,8 +181,13 @@ class Engine:
                     message = result.value.get("message") if isinstance(result.value, dict) \
                         else result.value
                     raise Refused.by_rule(str(message)[:_MAX_MESSAGE], result.rule_id)
+            sealed = action.get("sealed") is True  # seen by its player and the officer only
+            if sealed:
+                seal([first], first, command.actor, command.action, args)
             run.push(aborts + [first])
             run.settle()
+            if sealed:
+                seal(run.events, first, command.actor, command.action, args)
             return run.events
 
     def _primary_event(self, run: Run, command: Command, action: dict[str, Any],
@@ -202,6 +210,9 @@ class Engine:
             return self._join_event(run.state, str(actor), now, actor, {})
         if kind == "leave":
             return make_event("player_status", now, actor, player=actor, status="left")
+        if kind in ("case", "judge", "appeal"):
+            type_, payload = case_command(run.state, kind, command.action, action, args)
+            return make_event(type_, now, actor, **payload)
         return make_event("action_taken", now, actor, action=command.action, args=args)
 
     def _proposal_number(self, run: Run, args: dict[str, Any], actor: str | None,

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from scriba.kernel import patch
+from scriba.kernel.cases import HANDLERS as CASE_HANDLERS
 from scriba.kernel.changes import apply_change
 from scriba.kernel.registry import RECORD_ONLY
 from scriba.kernel.state import (
@@ -62,6 +64,7 @@ def _game_created(state: GameState, p: dict[str, Any], event: Event) -> None:
             journal.attr(state, name)
         journal.contents(state.rules)
         journal.contents(state.proposals)
+        journal.contents(state.cases)
     forget_derived(state)
     touch_all(state)
     state.game_id = p["game_id"]
@@ -86,6 +89,9 @@ def _game_created(state: GameState, p: dict[str, Any], event: Event) -> None:
         }
     for proposal in p.get("proposals") or []:
         state.proposals[str(proposal["number"])] = dict(proposal)
+    # Cases a game starts with (an import's precedents), whole as cases.py keeps them.
+    for case in p.get("cases") or []:
+        state.cases[str(case["number"])] = dict(case)
 
 
 def _player_joined(state: GameState, p: dict[str, Any], event: Event) -> None:
@@ -242,6 +248,28 @@ def _game_ended(state: GameState, p: dict[str, Any], event: Event) -> None:
     state.ended = True
 
 
+def _record_corrected(state: GameState, p: dict[str, Any], event: Event) -> None:
+    """The game as recomputed by a correction: its patch applied to every part it names
+    (seq and time stay the log's). Each part is replaced whole, not changed in place, so
+    that an undo log restores it; what is derived from the state is forgotten."""
+    journal = state.__dict__.get("_journal")
+    changed: dict[str, list[dict[str, Any]]] = {}
+    for op in p["patch"]:
+        changed.setdefault(op["path"][0], []).append({**op, "path": op["path"][1:]})
+    for name, ops in changed.items():
+        if name in ("seq", "time") or not hasattr(state, name):
+            continue
+        if journal is not None:
+            journal.attr(state, name)
+        setattr(state, name, patch.apply(getattr(state, name), ops))
+    for key in ("_open", "_proposal_log", "_proposal_log_start"):
+        if journal is not None:
+            journal.key(state.__dict__, key)
+        state.__dict__.pop(key, None)
+    forget_derived(state)
+    touch_all(state)
+
+
 def _touch_proposal(state: GameState, number: Any, status: bool = False) -> None:
     touch(state, ("proposal", str(number)))
     touch(state, "proposal_contents")  # some proposal changed
@@ -294,4 +322,6 @@ _HANDLERS: dict[str, Callable[[GameState, dict[str, Any], Event], None]] = {
     "notice": _notice,
     "winner_declared": _winner_declared,
     "game_ended": _game_ended,
+    "record_corrected": _record_corrected,
+    **CASE_HANDLERS,
 }

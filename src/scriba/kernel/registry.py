@@ -54,9 +54,25 @@ _TYPES = [
     EventType("asset_set", "kind, id, owner, data"),
     EventType("asset_destroyed", "kind, id"),
     EventType("notice", "text, kind?, ...", "a message between rules or to the players"),
+    EventType("moves_revealed", "action, proposal?",
+              "the sealed moves of that action made so far (on that proposal) are shown to "
+              "everyone from now on", record_only=True),
     EventType("winner_declared", "players, reason, end"),
     EventType("game_ended", "reason"),
     EventType("clock_advanced", "to", record_only=True),
+    # Cases: the docket of disputes (rulecode/api.py, "Cases"). Each adds a step to its case.
+    EventType("case_opened", "number, question, concerns, parties, data, action?, letter?",
+              "a case is opened (by a player's action of kind case, or a rule's open_case)"),
+    EventType("case_assigned", "case, judge", "judge: a player, or None (unassigned)"),
+    EventType("case_judged", "case, judgment, reasons, rules, data, meaning?, action?, letter?",
+              "rules: [{rule, revision}] the judgment interprets, at their revision then; "
+              "meaning: what the ruleset's word stands for in the action's choices"),
+    EventType("case_appealed", "case, reasons, action?, letter?",
+              "action: the action of a player's command that made it (also of the others)"),
+    EventType("case_reopened", "case, reason",
+              "the judgment goes to the case's earlier judgments; the judge stays"),
+    EventType("case_closed", "case, reason", "the judgment, if any, is final"),
+    EventType("case_updated", "case, key, value", "a key of the case's data"),
     # Recorded for the record; rules are not asked about them.
     EventType("command_refused", "actor, action, args, reason, message, rule?", dispatched=False,
               record_only=True),
@@ -64,6 +80,13 @@ _TYPES = [
     EventType("rule_change_failed", "change, cause, reason, details", dispatched=False,
               record_only=True),
     EventType("changes_due", "proposal | changes, cause", dispatched=False, record_only=True),
+    # Corrections of the record (service/corrections.py): the game recomputed after a
+    # point; the fold applies the patch from the state the log made to the recomputed one.
+    EventType("record_corrected", "number, correction, reason, by, case?, point, through, "
+              "difference, patch, refused_now, accepted_now", dispatched=False),
+    EventType("correction_ordered", "correction, reason?",
+              "a rule ordered a correction; the service applies it after the command",
+              dispatched=False, record_only=True),
 ]
 
 EVENT_TYPES: dict[str, EventType] = {t.name: t for t in _TYPES}

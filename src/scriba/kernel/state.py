@@ -34,6 +34,9 @@ class GameState:
     offices: dict[str, str | None] = field(default_factory=dict)
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
     proposals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The docket (kernel/cases.py): case number as text -> case. Empty by default, so
+    # snapshots and exports made before cases existed load unchanged.
+    cases: dict[str, dict[str, Any]] = field(default_factory=dict)
     timers: dict[str, dict[str, Any]] = field(default_factory=dict)
     assets: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     notices: list[dict[str, Any]] = field(default_factory=list)

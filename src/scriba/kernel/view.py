@@ -146,9 +146,21 @@ def build_view(state: GameState, order: list[str], now: str | None = None,
         _entries(state, "timers", lambda: {
             "timers": sorted(state.timers.values(), key=lambda t: (t["at"], t["id"]))}),
         _entries(state, "assets", lambda: {"assets": state.assets}),
+        _entries(state, "cases", lambda: {"cases": _cases_view(state)}),
     ]
     return GameView(inline, parts, _proposal_parts(state),
                     part_stamp(state, "proposal_statuses"))
+
+
+def _cases_view(state: GameState) -> dict[str, Any]:
+    """The cases not closed and the last RECENT_RESOLVED closed ones, in the docket's order:
+    a game that imported thousands of old judgments (Agora's) does not send them all to
+    every call whenever a case changes."""
+    closed = [key for key, case in state.cases.items() if case["status"] == "closed"]
+    if len(closed) <= RECENT_RESOLVED:
+        return state.cases
+    old = set(closed[:-RECENT_RESOLVED])
+    return {key: case for key, case in state.cases.items() if key not in old}
 
 
 def _entries(state: GameState, part: str, build: Callable[[], dict[str, Any]]) -> ViewPart:

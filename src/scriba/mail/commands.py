@@ -12,6 +12,7 @@ Three forms, several per letter, in order:
   (``lettera: 2``, ``Brief 2``) or the change (``class: R``, ``amend: 305``, ``abroga:
   305``), then the rule's text up to its boundary (:mod:`.boundaries`), and its code in a
   fenced ``` block or a ``.star`` attachment;
+- a case opened (``CFJ: …``) or judged (``giudica 3 VERO perché …``): :mod:`.courts`;
 - any action the rules declare, by its label in any language ("Cedi Nomica", "Presse:")
   or its name: values for its parameters in order, or after their labels ("a Carla"), or
   ``key=value`` on the line, or ``key: value`` lines below it.
@@ -28,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from scriba.mail import boundaries
+from scriba.mail import boundaries, courts
 from scriba.mail.vocabulary import AMEND_KEYS, REPEAL_KEYS, Head, Vocabulary, fold, tokens
 
 _CHANGE_KEYS = {"class", "rule", "number", "kind"}
@@ -195,6 +196,13 @@ def parse(text: str, actions: list[Any], attachments: dict[str, str] | None = No
         elif head.kind == "vote":
             items += _vote(i + 1, line, head, grammar)
             i += 1
+        elif (court := courts.court_kind(head.name, grammar)) \
+                and (court == "case" or "=" not in head.rest):
+            read = courts.case_args if court == "case" else courts.judge_args
+            args, end = read(lines, i, head.rest, head.name, grammar)
+            items.append(Command(i + 1, line, head.name, args) if args is not None
+                         else Unclear(i + 1, line, "values", head.name))
+            i = end
         elif not head.rest and grammar.list_param(head.name):
             command, i = _vote_list(lines, i, head.name, grammar)
             items.append(command)

@@ -10,6 +10,7 @@ from typing import Any
 
 from scriba.mail.cleanup import split_forward
 from scriba.mail.commands import Command, Grammar, Preference, Unclear, parse
+from scriba.mail.courts import court_kind
 from scriba.mail.replies import say
 from scriba.mail.vocabulary import MODE_WORDS
 
@@ -97,6 +98,11 @@ def _hint(item: Unclear, grammar: Grammar, language: str) -> str:
         return say(key, language, words=words,
                    example=say("vote_example", language,
                                choice=words.split(", ")[0]))
+    if item.why == "values" and court_kind(item.action or "", grammar) == "judge":
+        choices = grammar.choices(grammar.actions.get(item.action or ""))
+        words = list(dict.fromkeys(choices)) or ["\u2026"]
+        return say("judge_form", language, words=", ".join(words), action=label,
+                   word=words[0])
     if item.why == "values":
         names = [grammar.param_label(item.action or "", p)
                  for p in grammar.params(item.action or "")]

@@ -54,6 +54,8 @@ _TEXT: dict[str, str] = {
     "vote_example": "vote 3 {choice}",
     "propose_example": "proposal: Title, then the text, then a line \"end\"",
     "takes": "\u201c{action}\u201d takes: {params}.",
+    "judge_form": "a judgment names the case's number and one of: {words} (for example: "
+                  "\u201c{action} 3 {word} because \u2026\u201d).",
     "did_you_mean": "did you mean \u201c{action}\u201d?",
     "how_to_write": "In this game you can write, one per line: a vote (\u201c{vote}\u201d); "
                     "a proposal (\u201c{propose}\u201d); or an action by its name: "

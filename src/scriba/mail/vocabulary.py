@@ -26,6 +26,10 @@ PROPOSE_WORDS = ("propose", "proposal", "i propose", "new proposal", "proposta",
                  "proporre", "nuova proposta", "prop", "vorschlag", "antrag", "vorschlagen",
                  "regelvorschlag", "neuer antrag", "ich schlage vor", "ich beantrage",
                  "vorschl")
+# Words opening a case, before a colon ("CFJ: is a hat a rule?", "giudizio: …", "Klage:
+# …"): the ruleset's one action of kind "case", whatever it calls it.
+CASE_WORDS = ("cfj", "call for judgment", "case", "caso", "giudizio", "richiesta di giudizio",
+              "klage", "fall", "anfrage")
 MODE_WORDS = {"unsubscribe": "none", "disiscrivi": "none", "abbestellen": "none",
               "digest": "digest", "each": "each"}
 # English vote words every game understands, by meaning.
@@ -111,6 +115,13 @@ class Vocabulary:
                     phrases.setdefault(words, (kind, name))
                     firsts.setdefault(words[0], set()).add(name)
             phrases[tuple(tokens(name))] = (kind, name)
+        # The words for a case, where the ruleset's own do not use them; taken only before
+        # a colon ("Fall" and "case" open sentences too).
+        cases = [name for name, a in self.actions.items() if _attr(a, "kind") == "case"]
+        self.case_words = {tuple(w.split()) for w in CASE_WORDS
+                           if len(cases) == 1 and tuple(w.split()) not in phrases}
+        for words in self.case_words:
+            phrases[words] = ("action", cases[0])
         # A label's first word alone ("Deposita 500") when it names one action only;
         # taken only before a number, a colon or key=value: "Einen schönen Tag!" is not
         # "Einen Fall entscheiden".
@@ -174,6 +185,8 @@ class Vocabulary:
             colon = stripped.startswith(":")
             rest = stripped[1:].strip() if colon else stripped.strip()
             if key in self.shortcuts and not (colon or rest[:1].isdigit() or "=" in rest):
+                continue
+            if key in self.case_words and not colon:
                 continue
             return Head(found[0], found[1], rest, colon)
         bare = line.strip()

@@ -39,6 +39,7 @@ Every hook except the declarations receives ``game``, a read-only picture of the
                           "changes": [...], "data": {...}, "title": "", "text": ""}},
       "timers": [{"id": "t3", "name": "end_of_turn", "at": ISO, "data": {}, "rule": "106"}],
       "assets": {"gladiator": {"Spartaco": {"owner": "Anna", "data": {"magic": "12345"}}}},
+      "cases": {"3": {...a case, see "Cases"...}},
       "winners": [], "ended": False,
       "this_rule": "109",               # the rule whose code is running
     }
@@ -83,6 +84,40 @@ as ``reworded``, ``superseded``, ``lapsed``, ``turn_ended``, ``author_left``). R
 with ``std.resolve(number, "rejected", reason="veto", tally=...)``, which refuses an
 outcome outside the vocabulary where it is called. The view shows ``status`` and
 ``reason`` for every resolved proposal.
+
+Cases
+=====
+The docket of disputes, a noun of the game like proposals: ``game["cases"]`` (number as
+text → case; ``std.cases(game, statuses=None)``, ``std.case(game, number)``; the cases
+not closed are always there, of the closed ones the last 60)::
+
+    {"number": 3, "question": "Is a hat a lawful rule-change?",
+     "concerns": [{"kind": "rule", "id": "212"}],   # rule | proposal | player | event
+     "parties": ["Anna", "Bruno"], "opened_by": "Carla",   # None: a rule opened it
+     "opened": ISO, "status": "open",               # open | judged | appealed | closed
+     "judge": "Bruno",                              # None until a rule assigns one
+     "judgment": {"judgment": "VERO", "meaning": "true", "reasons": "...",
+                  "rules": [{"rule": "212", "revision": 2}], "by": "Bruno", "at": ISO},
+     "earlier": [{...a judgment..., "superseded": "appealed", "when": ISO}],
+     "steps": [{"step": "opened", "by": "Carla", "at": ISO}, {"step": "assigned",
+                "by": None, "rule": "212", "judge": "Bruno", "at": ISO}, ...],
+     "data": {}}                                    # the rules' own keys (update_case)
+
+The kernel keeps the record and numbers the cases; the rules decide everything else. A
+player opens a case with an action of kind ``case`` (``question``; its parameters of type
+``rule``, ``proposal``, ``player``, ``event`` are what it concerns, a ``list`` named
+``parties`` its parties, the rest its data) or a rule with ``std.open_case``. A rule gives
+it a judge (``std.assign_judge``: rotating judges with ``std.next_in_order`` /
+``std.before_in_order``). The judge judges with an action of kind ``judge`` (``case``,
+``judgment``, ``reasons?``, ``rules?``): refused unless the case is open and, when it has
+a judge, the actor is that judge; the word is matched against the action's ``choices``
+like a vote's and recorded as the ruleset's word, with its ``meaning``; the rules named
+are stamped with their revision. A decree is ``std.judge_case``. Anyone the action admits
+appeals a judged case (kind ``appeal``); the rules react (``on_case_appealed``): reopen
+it (``std.reopen_case``: its judgment goes to ``earlier``), give it to another judge, or
+close it (``std.close_case``: the judgment stands). What a judgment does beyond its holding
+(a fine, an annulled proposal, a correction of the record) is the rules' reaction to
+``case_judged`` or ``case_closed``.
 
 Notices between rules
 =====================
@@ -130,18 +165,28 @@ def actions() -> list[dict[str, Any]]:
 
     Each action: ``name``; ``kind`` — ``"propose"`` (creates a proposal from ``changes``,
     with optional ``label``, ``title``, ``text``), ``"vote"`` (a vote on ``proposal`` with
-    ``choice``), ``"join"``, ``"leave"`` or ``"plain"`` (the default: only recorded, rules
+    ``choice``), ``"join"``, ``"leave"``, ``"case"``, ``"judge"``, ``"appeal"`` (see
+    "Cases") or ``"plain"`` (the default: only recorded, rules
     react to it); ``params`` — extra parameters, name → type (``str``, ``int``,
     ``number``, ``bool``, ``player``, ``proposal``, ``changes`` (rule changes, checked
     like a proposal's: known rules, code that compiles), ``list``, ``dict``, ``any``,
+    ``case`` (an existing case's number), ``rule`` (a rule's id, in force or not),
+    ``event`` (the number of an event of the game's record),
     ``asset:KIND`` (the key of one of the game's assets of that kind, e.g.
     ``asset:judgment``: a page offers the ones that exist and your checks accept); a
     trailing ``?`` makes it optional); ``who`` — ``"player"`` (default), ``"anyone"``,
     ``"office:NAME"``, or a list of these; for votes, ``choices`` maps the ruleset's own
-    words to ``for`` / ``against`` / ``abstain`` (or other outcomes a rule understands);
+    words to ``for`` / ``against`` / ``abstain`` (or other outcomes a rule understands),
+    for judgments the ruleset's words to their meanings (``{"VERO": "true"}``);
     ``help`` — a line for players; ``label`` — the action's name for players and
     ``param_labels`` — its parameters' (each a text, or language → text), for an action
-    the ruleset's own labels do not name.
+    the ruleset's own labels do not name; ``sealed`` — ``True`` for a move given to the
+    referee alone (a number bid, a secret ballot): the command and every event it causes
+    (``event["sealed"]`` tells your reactions so) are shown only to its player and the
+    officer — in letters, digests, the chronicle, the feed, pages and the API — until a
+    rule returns ``std.reveal(action, proposal=None)`` (event ``moves_revealed``), which
+    shows everyone that action's sealed moves made so far (on that proposal only, if
+    given). The state and the log keep everything; only what readers see waits.
 
     Example::
 
@@ -161,7 +206,10 @@ def variables() -> list[dict[str, Any]]:
     """Variables this rule keeps: ``name``, ``scope`` ("player" or "game"), ``initial``.
 
     New players get every declared player variable at its initial value; a rule enacted
-    later adds its variables to everyone. Optional ``label`` maps a language to a name.
+    later adds its variables to everyone. Optional ``label`` maps a language to a name;
+    ``"private": True`` shows a player's value only to that player and the officer (a
+    game variable's only to the officer) on pages, in the API and in the chronicle; rule
+    code reads it as any other.
 
     Example::
 
@@ -440,6 +488,16 @@ STD: dict[str, str] = {
                    " game[\"active_players\"])",
     "reorder": "std.reorder(items, ordered) -> items with the places of ordered's members"
                " refilled in ordered's order (a rule ordering its own class of rules)",
+    "next_in_order": "std.next_in_order(order, after, skip=[]) -> the player after `after`"
+                     " in order (cyclically) not in skip, or None:  a rotating judge,"
+                     "  std.next_in_order(game[\"player_order\"], last_judge, [mover])",
+    "before_in_order": "std.before_in_order(order, before, skip=[]) -> the player before"
+                       " `before` in order (cyclically) not in skip, or None:  Suber 212's"
+                       " judge,  std.before_in_order(game[\"player_order\"], mover)",
+    # cases
+    "cases": "std.cases(game, statuses=None) -> the cases, oldest first (only those whose"
+             " status is in statuses):  std.cases(game, [\"open\", \"appealed\"])",
+    "case": "std.case(game, number) -> the case with this number (int or text), or None",
     # votes and tallies
     "vote_word": "std.vote_word(word, {\"sì\": \"for\", \"no\": \"against\"}) -> the"
                  " choice, or None (case and spaces ignored)",

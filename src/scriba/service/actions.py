@@ -44,7 +44,7 @@ def declared(engine: Engine, state: GameState) -> list[ActionInfo]:
         who = [str(w) for w in who] if isinstance(who, list) else [str(who)]
         params = {**KIND_PARAMS.get(kind, {}), **(action.get("params") or {})}
         choices = {str(k): str(v) for k, v in (action.get("choices") or {}).items()} \
-            if kind == "vote" else {}
+            if kind in ("vote", "judge") else {}  # a vote's words; a judgment's
         if kind == "vote":
             for canonical in CANONICAL_CHOICES:
                 choices.setdefault(canonical, canonical)

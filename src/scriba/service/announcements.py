@@ -19,7 +19,9 @@ from typing import Any, Protocol
 from sqlalchemy import select
 
 from scriba.kernel.events import fold
+from scriba.kernel.sealing import hidden
 from scriba.service import busy
+from scriba.service.difference import correction_letter
 from scriba.service.history import period_title
 from scriba.service.letters import (
     SUBJECT_LIMIT,
@@ -113,8 +115,17 @@ class Announcements:
         if not seats:
             return
         first = events[0]["seq"] if events else 0
-        mode = busy.modes(connection, game_id, seats, outbox.clock())  # auto: busy → digest
         outcome = self._with_state(game_id, outcome)
+        # The others are not told a sealed move (kernel/sealing.py) until it is revealed;
+        # a command of nothing else is not announced at all (its receipt tells its player).
+        secret = hidden(events)
+        if secret:
+            events = [e for e in events if e["seq"] not in secret]
+            if not events:
+                return
+            outcome = SimpleNamespace(accepted=True, message=outcome.message, events=events,
+                                      state=outcome.state)
+        mode = busy.modes(connection, game_id, seats, outbox.clock())  # auto: busy → digest
         told: dict[str, Told] = {}  # one narration per language, not per reader
         rows: list[dict[str, Any]] = []
         # A command of a letter is told as a part, merged with the letter's other parts
@@ -142,6 +153,34 @@ class Announcements:
                                     "language": seat.language, "proposals": said.proposals})
             rows.append(row)
         connection.execute(outbox._insert_rows(rows))  # one statement for all the readers
+
+    def announce_correction(self, connection: Any, game_id: str,
+                            event: dict[str, Any]) -> None:
+        """A confirmed correction told to every reader, in their language: what was
+        corrected, by whom, why, and its difference (:mod:`.difference`)."""
+        outbox = self.outbox
+        seats = [s for s in self._seats(connection, game_id)
+                 if s.mail_mode != "none" and s.email]
+        state = outbox.commands.cached(game_id)  # folded with the correction already
+        if not seats or state is None:
+            return
+        declared = outbox.reads.engine.declarations(state)
+        told: dict[str, tuple[str, list[str]]] = {}
+        rows = []
+        for seat in seats:
+            if seat.language not in told:
+                told[seat.language] = correction_letter(
+                    event["payload"], declared_words(state, declared, seat.language))
+            heading, lines = told[seat.language]
+            rows.append(outbox._row(
+                key=f"correction:{game_id}:{event['seq']}:{seat.email}",
+                recipient=seat.email, kind="announce", game_id=game_id, player=seat.player,
+                subject=short_subject(f"[{game_id}] {heading}", SUBJECT_LIMIT),
+                status="pending",
+                body="\n".join(lines) + "\n" + words(seat.language)["footer"].format(
+                    game=game_id),
+                headers=outbox.thread_headers(game_id)))
+        connection.execute(outbox._insert_rows(rows))
 
     def merge_letter(self, session: Any, message_id: str) -> None:
         """One mail per reader for the announcements of one letter's commands, in the

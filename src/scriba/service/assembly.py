@@ -12,7 +12,10 @@ serve``, the CLI, the mail commands, a test), and handed to the interfaces toget
 - **metrics** (:mod:`.metrics`): the figures ``/metrics`` shows, on a registry of its own;
   it counts decisions as a commit listener too. ``/healthz`` is :mod:`.health`;
 - **recipes** (:mod:`.recipes`): the cookbook, rules to fill in, on the reads;
-- **checks** (:mod:`.rulecheck`): a proposal checked without being made, on the reads.
+- **checks** (:mod:`.rulecheck`): a proposal checked without being made, on the reads;
+- **cases** (:mod:`.cases`): the docket and each case in the reader's words, on the reads;
+- **corrections** (:mod:`.corrections`): the record corrected, the game recomputed and the
+  difference shown, on the commands (it follows the corrections the rules order).
 
 No part builds another: each is given what it uses (the store, a Protocol of what it
 needs), so the parts import one another in one direction only.
@@ -25,7 +28,9 @@ from dataclasses import dataclass
 
 from scriba.rulecode.host import SandboxHost
 from scriba.service.accounts import Accounts
+from scriba.service.cases import CaseReads
 from scriba.service.commands import SNAPSHOT_EVERY, Commands
+from scriba.service.corrections import Corrections
 from scriba.service.joining import MailJoins
 from scriba.service.mailroom import Mailroom
 from scriba.service.metrics import Metrics
@@ -66,6 +71,8 @@ class Service:
     recipes: Recipes
     checks: RuleChecks
     joins: MailJoins
+    cases: CaseReads
+    corrections: Corrections
 
     def close(self) -> None:
         """Write the snapshots still due, stop the rule workers, close the database."""
@@ -92,4 +99,5 @@ def open_service(db_url: str | None = None, *, host: SandboxHost | None = None,
     joins = MailJoins(store, commands, reads, seats, mailroom)
     commands.add_commit_listener(joins.on_commit)  # seats a newcomer who asked by mail
     return Service(commands, reads, accounts, seats, outbox, mailroom, metrics,
-                   Recipes(reads), RuleChecks(reads), joins)
+                   Recipes(reads), RuleChecks(reads), joins, cases=CaseReads(reads),
+                   corrections=Corrections(commands))

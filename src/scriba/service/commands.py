@@ -80,6 +80,7 @@ class Commands:
         self._states = LiveStates()
         self._locks = GameLocks()
         self._listeners: list[CommitListener] = []
+        self._follow_ups: list[Callable[[str, Outcome], None]] = []
         self._single_connection = is_memory(self.store.url)
         self._snapshots = SnapshotWriter(self.store, inline=self._single_connection)
 
@@ -96,6 +97,16 @@ class Commands:
         listeners again; ``advance`` and ``tick`` raise.
         """
         self._listeners.append(listener)
+
+    def add_follow_up(self, follow_up: Callable[[str, Outcome], None]) -> None:
+        """Call ``follow_up(game_id, outcome)`` after every write's commit, still under the
+        game's lock (a correction the rules ordered is the next write: corrections.py)."""
+        self._follow_ups.append(follow_up)
+
+    def record(self, game_id: str, decide: Decide) -> Outcome:
+        """Write what ``decide`` makes of the game as it is now (a correction of the
+        record), through the one write path; a ServiceError it raises writes nothing."""
+        return self._write(game_id, decide, None)
 
     @contextmanager
     def _lock(self, game_id: str) -> Iterator[None]:
@@ -121,8 +132,10 @@ class Commands:
                     name: str | None = None, seed: int = 0, start: str | None = None,
                     players: list[Any] | None = None, offices: dict[str, str] | None = None,
                     settings: dict[str, Any] | None = None, clock: str = "simulated",
-                    rules: list[dict[str, Any]] | None = None) -> GameState:
-        """Create a game from a ruleset; ``players`` default to the ruleset's initial ones."""
+                    rules: list[dict[str, Any]] | None = None,
+                    cases: list[dict[str, Any]] | None = None) -> GameState:
+        """Create a game from a ruleset; ``players`` default to the ruleset's initial ones;
+        ``cases``: closed cases the game starts with (an import's precedents)."""
         ruleset = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
         game_id, name, players = validation.new_game(ruleset.language, game_id, name, players,
                                                      rules)
@@ -130,6 +143,8 @@ class Commands:
         payload = ruleset.game_payload(game_id, name or game_id, seed, clock, settings)
         if rules is not None:
             payload["rules"] = rules
+        if cases:
+            payload["cases"] = cases
         initial = ruleset.initial
         spec = {
             "game": payload,
@@ -282,7 +297,7 @@ class Commands:
         database), nothing was written, and a command is recorded as refused instead."""
         with self._lock(game_id):
             try:
-                return self._commit(game_id, decide, at, kept)
+                outcome = self._commit(game_id, decide, at, kept)
             except ServiceError:
                 raise
             except Exception as error:
@@ -291,6 +306,9 @@ class Commands:
                 log.exception("deciding a command of %s failed; recorded as refused", game_id)
                 fault = self._fault(kept.command, kept.raw, error)
                 return self._commit(game_id, fault, at, kept, listeners=False)
+            for follow_up in self._follow_ups if not outcome.repeated else ():
+                follow_up(game_id, outcome)
+            return outcome
 
     def _commit(self, game_id: str, decide: Decide, at: str | None, kept: _Input | None,
                 listeners: bool = True) -> Outcome:

@@ -16,7 +16,7 @@ from scriba.service import validation
 from scriba.service.errors import InvalidInput
 from scriba.service.inputs import Outcome
 from scriba.service.messages import refusal_text, translate
-from scriba.service.words import ruleset_words
+from scriba.service.words import Words, ruleset_words
 
 Decide = Callable[[GameState, str], tuple[list[Event], Outcome]]
 
@@ -72,17 +72,66 @@ def decide_command(engine: Engine, state: GameState, command: Command, now: str,
     return fired + [refused], Outcome(False, message, [refused])
 
 
+# A parameter's type, as a refusal tells the player what was expected.
+TYPE_WORDS = {
+    "int": "a whole number", "number": "a number", "bool": "yes or no",
+    "player": "a player's name", "proposal": "a proposal's number", "case": "a case's number",
+    "rule": "a rule's number", "event": "an event's number", "str": "a text",
+    "list": "a list", "dict": "a set of values",
+}
+
+# The fields the kernel gives an action of a kind, as the forms title them where the
+# ruleset gives them no label of their own.
+FIELD_WORDS = {
+    "label": "Label of the proposal", "title": "Title of the proposal",
+    "text": "Text of the proposal", "proposal": "Proposal", "choice": "Your vote",
+    "question": "Question", "case": "Case", "judgment": "Judgment", "reasons": "Reasons",
+    "rules": "Rules it interprets", "parties": "Parties",
+}
+
+
 def _in_words(refusal: Refused, state: GameState) -> None:
-    """An office and an action named in a refusal by the ruleset's labels ("Re", "Poni il
-    Veto"), not by their internal names ("King", "veto"): a player reads it."""
-    if refusal.message_id != "not_office_holder":
+    """What a refusal names — an office, an action, its parameters, a type — said with the
+    ruleset's labels ("Re", "Poni il Veto", "la domanda"), not by their internal names
+    ("King", "veto", "question"): a player reads it."""
+    params = refusal.params
+    if "action" not in params or refusal.literal:
         return
     words = ruleset_words(state)
-    action = str(refusal.params.get("action", ""))
+    if refusal.message_id == "unknown_action":  # as the player wrote it; the others by label
+        params["available"] = ", ".join(
+            _label(words, name) for name in str(params.get("available", "")).split(", "))
+        return
+    action = str(params["action"])
+    told = words.action(action)
+    params["action"] = _label(words, action)
+
+    def param(name: str) -> str:  # quoted like the action: a label is a field's title
+        label = told.params.get(name, (None, None))[0]
+        if label is not None:
+            return f"'{label.text}'"
+        if name in FIELD_WORDS:
+            return f"'{translate(FIELD_WORDS[name], state.language)}'"
+        return f"'{name.replace('_', ' ')}'"
+
+    if refusal.message_id == "not_office_holder":
+        offices = str(params.get("office", "")).split(", ")
+        params["office"] = ", ".join(words.office(office) for office in offices)
+    elif refusal.message_id in ("missing_argument", "bad_argument"):
+        params["argument"] = param(str(params.get("argument", "")))
+    if refusal.message_id == "unknown_argument":
+        expected = str(params["expected"])
+        params["expected"] = ", ".join(param(p) for p in expected.split(", ")) \
+            if expected != "-" else expected  # "-": it takes nothing
+    elif refusal.message_id == "bad_argument":
+        expected = str(params.get("expected", ""))
+        params["expected"] = translate(TYPE_WORDS[expected], state.language) \
+            if expected in TYPE_WORDS else expected
+
+
+def _label(words: Words, action: str) -> str:
     said = words.action(action).label
-    refusal.params["action"] = said.text if said is not None else action.replace("_", " ")
-    offices = str(refusal.params.get("office", "")).split(", ")
-    refusal.params["office"] = ", ".join(words.office(office) for office in offices)
+    return said.text if said is not None else action.replace("_", " ")
 
 
 def admit(engine: Engine, state: GameState, name: str, now: str

@@ -3,7 +3,9 @@
 :mod:`scriba.agora.flr`; the CLI's ``import flr`` and ``export flr|slr`` come here.
 
 Every rule of the FLR becomes a rule of the game: id, title, text, its full structured
-history, and as attributes its power, category, printed revision and CFJ annotations.
+history, and as attributes its power, category and printed revision. Each CFJ annotation
+under a rule becomes a closed case of the game, a precedent naming the rule
+(:mod:`scriba.agora.flr.cases`); the export writes the annotations back from the cases.
 Where the bundled `agora` ruleset has code for a rule with the same id, the code is
 attached: the imported text governs, the code enforces. The FLR's header and
 categories are kept in the game's settings (``settings["flr"]``) so that the game's
@@ -24,6 +26,7 @@ from scriba.agora.flr import (
     parse_flr,
     ruleset_meta,
 )
+from scriba.agora.flr.cases import annotation_cases
 from scriba.agora.flr.exporter import export_text
 from scriba.agora.flr.measure import strip_raw
 from scriba.agora.flr.roundtrip import compare, summary
@@ -45,15 +48,13 @@ class ImportResult:
 
 
 def kernel_rule(rule: Rule, code: str | None) -> dict[str, Any]:
-    """An FLR rule in the kernel's rule format; annotations go with the attributes."""
-    attributes = dict(rule["attributes"])
-    attributes["annotations"] = copy.deepcopy(rule["annotations"])
+    """An FLR rule in the kernel's rule format (its annotations become cases)."""
     return {
         "id": rule["id"],
         "title": rule["title"],
         "text": rule["text"],
         "code": code,
-        "attributes": attributes,
+        "attributes": dict(rule["attributes"]),
         "history": copy.deepcopy(rule["history"]),
     }
 
@@ -78,13 +79,13 @@ def import_flr(commands: Commands, text: str, game_id: str | None = None,
     stored = strip_raw(parsed)
     bundled = load_ruleset(RULESET)
     codes = {rule["id"]: rule for rule in bundled.rules if rule.get("code")}
-    rules = [kernel_rule(rule, (codes.get(rule["id"]) or {}).get("code"))
-             for rule in stored.ordered_rules()]
+    ordered = stored.ordered_rules()
+    rules = [kernel_rule(rule, (codes.get(rule["id"]) or {}).get("code")) for rule in ordered]
     date = parsed.header.get("date")
     state = commands.create_game(
         bundled, game_id=game_id, players=[], offices=offices or {},
         start=f"{date}T00:00:00Z" if date else None, rules=rules,
-        settings=game_settings(parsed))
+        settings=game_settings(parsed), cases=annotation_cases(ordered))
     return ImportResult(
         state=state,
         ruleset=parsed,

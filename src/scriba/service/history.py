@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from scriba.kernel.events import Event
+from scriba.kernel.sealing import hidden
 from scriba.kernel.state import GameState
 from scriba.service.messages import translate
 from scriba.service.narrate import Narrator, bookkeeping
@@ -104,19 +105,35 @@ def expand_kinds(kinds: Iterable[str] | None) -> set[str] | None:
 PRIVATE_KINDS = frozenset({"command_refused"})
 
 
-def private_filter(events: list[Event], viewer: str | None,
-                   officer: bool) -> Callable[[Event], bool]:
+def private_filter(events: list[Event], viewer: str | None, officer: bool,
+                   private_vars: Iterable[str] = (),
+                   sealing: bool = True) -> Callable[[Event], bool]:
     """Whether the reader (``viewer``, the player they sit as, or the ``officer``) may see
-    an event of ``events``: everything but the refusals that are not theirs."""
+    an event of ``events``: everything but the refusals that are not theirs, the sealed
+    moves of others not revealed yet (:mod:`scriba.kernel.sealing`; ``sealing`` False:
+    no sealed action is in force, none is looked for) and the changes of others'
+    ``private_vars`` (variables declared private)."""
     if officer:
         return lambda event: True
+    secret = hidden(events) if sealing else {}
+    private = frozenset(private_vars)
+
+    def mine(event: Event) -> bool:
+        p = event.get("payload") or {}
+        if event["seq"] in secret and (viewer is None or secret[event["seq"]] != viewer):
+            return False
+        if isinstance(p.get("sealed"), dict) and event["seq"] not in secret:
+            return True  # a move revealed is shown whole, its private values with it
+        return not (event["type"] == "var_set" and p.get("name") in private
+                    and (viewer is None or p.get("player") != viewer))
+
     if viewer is None:
-        return lambda event: event["type"] not in PRIVATE_KINDS
+        return lambda event: event["type"] not in PRIVATE_KINDS and mine(event)
     # The viewer's refusals from when they first joined (before it, they were an outsider).
     joined = next((e["seq"] for e in events if e["type"] == "player_joined"
                    and (e.get("payload") or {}).get("player") == viewer), None)
-    return lambda event: event["type"] not in PRIVATE_KINDS or (
-        joined is not None and event.get("actor") == viewer and event["seq"] > joined)
+    return lambda event: mine(event) and (event["type"] not in PRIVATE_KINDS or (
+        joined is not None and event.get("actor") == viewer and event["seq"] > joined))
 
 
 def outsiders_attempts(events: list[Event], narrator: Narrator,
@@ -200,9 +217,13 @@ def period_reports_of(events: list[Event], state: GameState,
     players: list[str] = []
 
     pending: tuple[str, str] | None = None
+    secret = hidden(events)  # a report is everyone's: sealed moves wait for their reveal
     for event in events:
         p = event.get("payload") or {}
         kind = event["type"]
+        if event["seq"] in secret:
+            narrator.note(event)
+            continue
         lined = kind in REPORT_KINDS and not (
             kind == "rule_changed" and (p.get("cause") or {}).get("kind") == "initial")
         text = narrator.tell(event) if lined else ""
@@ -268,12 +289,13 @@ def tell(events: list[Event], narrator: Narrator, player: str | None,
          kinds: Iterable[str] | None, after_seq: int, limit: int | None,
          since: str | None, until: str | None,
          before_seq: int | None = None, viewer: str | None = None,
-         officer: bool = False) -> list[dict[str, Any]]:
+         officer: bool = False, private_vars: Iterable[str] = (),
+         sealing: bool = True) -> list[dict[str, Any]]:
     """The chronicle's page of ``events`` (see :meth:`.reads.Reads.chronicle`) as the
     reader sees it (``viewer``: the player they sit as; the ``officer`` sees everything);
     ``before_seq`` with ``limit``: the last ``limit`` entries before that event."""
     wanted = expand_kinds(kinds)
-    visible = private_filter(events, viewer, officer)
+    visible = private_filter(events, viewer, officer, private_vars, sealing)
     asked = {kinds} if isinstance(kinds, str) else {str(k) for k in kinds or ()}
     # Only the score: other variables' changes stay out unless asked for too.
     score_only = "score" in asked and not asked & {"variables", "var_set"}

@@ -223,10 +223,24 @@ class _Checker:
         if kind == "asset_set" and p.get("owner") is not None and \
                 p["owner"] not in state.players:
             raise _Forged(f"the owner {p['owner']!r} is not a player")
+        if kind.startswith("case_"):
+            self._check_case(kind, p)
         if kind == "winner_declared":
             winners = p.get("players")
             if not isinstance(winners, list) or any(w not in state.players for w in winners):
                 raise _Forged(f"the winners {winners!r} are not players")
+
+    def _check_case(self, kind: str, p: dict[str, Any]) -> None:
+        """A case is opened once, under a number of its own; its other events name it."""
+        number = p.get("number") if kind == "case_opened" else p.get("case")
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise _Forged(f"a case's number must be a whole number, not {number!r}")
+        if (kind == "case_opened") == (str(number) in self.state.cases):
+            raise _Forged(f"case {number} is opened twice" if kind == "case_opened"
+                          else f"there is no case {number}")
+        if kind == "case_assigned" and p.get("judge") is not None and \
+                p["judge"] not in self.state.players:
+            raise _Forged(f"the judge {p['judge']!r} is not a player")
 
     def _check_created(self, p: dict[str, Any]) -> None:
         for field, kind in (("game_id", str), ("ruleset", str), ("rules", list),

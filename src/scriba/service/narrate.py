@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from scriba.service.messages import MESSAGES, translate
+from scriba.service.narrate_cases import CaseSentences
 from scriba.service.words import (
     CHOICE_WORDS,
     Words,
@@ -30,7 +31,7 @@ from scriba.service.words import (
 Event = dict[str, Any]
 
 # Events that tell a reader nothing (bookkeeping of the kernel or of rule code).
-SILENT = {"game_started", "changes_due", "proposal_updated"}
+SILENT = {"game_started", "changes_due", "proposal_updated", "case_updated"}
 # Sentences for the statuses we know; others get "Proposal X is <status>."
 RESOLVED = {
     "adopted": "Proposal {label} is adopted.", "rejected": "Proposal {label} is rejected.",
@@ -85,8 +86,9 @@ def tally_pairs(tally: Any, words: Words) -> list[tuple[str, str]]:
     return parts
 
 
-class Narrator:
-    """Tells events one by one; remembers what earlier events named (timers, assets)."""
+class Narrator(CaseSentences):
+    """Tells events one by one; remembers what earlier events named (timers, assets).
+    A case's events are told by :class:`~scriba.service.narrate_cases.CaseSentences`."""
 
     def __init__(self, words: Words) -> None:
         self.words = words
@@ -334,6 +336,25 @@ class Narrator:
         if p.get("reason"):
             text += " " + show_value(p["reason"], self.language)
         return text
+
+    def _moves_revealed(self, e: Event, p: dict[str, Any]) -> str:
+        if p.get("proposal") is not None:
+            text = self._t("The sealed moves \u201c{action}\u201d on proposal {label} are now "
+                           "shown to everyone.", action=self._action(p.get("action")),
+                           label=self.words.proposal(p.get("proposal")))
+        else:
+            text = self._t("The sealed moves \u201c{action}\u201d made so far are now shown "
+                           "to everyone.", action=self._action(p.get("action")))
+        return self._by_rule(text, p)
+
+    def _record_corrected(self, e: Event, p: dict[str, Any]) -> str:
+        # the difference is told apart (difference.tell_difference): pages and letters
+        who = p.get("by") or self._t("the officer")
+        return self._t("Correction {number} of the record, by {by}: {reason}",
+                       number=p.get("number"), by=who, reason=p.get("reason", ""))
+
+    def _correction_ordered(self, e: Event, p: dict[str, Any]) -> str:
+        return self._by_rule(self._t("The rules order a correction of the record."), p)
 
     def _game_ended(self, e: Event, p: dict[str, Any]) -> str:
         text = self._t("The game is over.")

@@ -117,6 +117,9 @@ class Outbox:
         actor = next((e.get("actor") for e in (outcome.events or []) if e.get("actor")), None)
         if outcome.accepted and actor and outcome.events:
             self.announcements.announce(connection, game_id, actor, events, outcome)
+        for event in events:  # a correction is told to everyone, whoever made it
+            if event["type"] == "record_corrected":
+                self.announcements.announce_correction(connection, game_id, event)
 
     def _describe(self, game_id: str, outcome: Any, language: str,
                   separator: str = " ") -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scriba.kernel.sealing import hidden
 from scriba.service import catalogs
 from scriba.service.letters import mail_text
 from scriba.service.narrate import reason_word, tally_pairs
@@ -102,9 +103,12 @@ def report_letter(report: dict[str, Any], log: list[Event], state: Any, words: W
     first, last = report.get("first_seq", 0), report.get("last_seq", -1)
     votes: dict[str, dict[str, str]] = {}  # proposal → voter → choice, as the log goes
     decided, rules, notices, made = [], [], [], []
+    secret = hidden(log)  # a letter to everyone: sealed moves only once revealed
     for event in log:
         if event["seq"] > last:
             break
+        if event["seq"] in secret:
+            continue
         p = event.get("payload") or {}
         number = str(p.get("proposal"))
         if event["type"] == "vote_cast":

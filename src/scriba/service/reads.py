@@ -32,8 +32,10 @@ from scriba.service.messages import translate
 from scriba.service.narrate import Narrator
 from scriba.service.outcome import describe_outcome
 from scriba.service.past import rule_dict, state_at, time_arg
+from scriba.service.precedents import precedents
 from scriba.service.readstate import ReadStates
 from scriba.service.rulehistory import compare_rules, number_now, renumberings, rule_revisions
+from scriba.service.secrets import Secrets, Seer, secrets_of
 from scriba.service.source import GameSource
 from scriba.service.summary import summarize
 from scriba.service.words import Words, declared_words, show_value
@@ -65,6 +67,7 @@ class Reads:
         # state (to the minute) is answered once.
         self._dry_runs = SmallCache(64)
         self._reports = SmallCache(16)
+        self._secrets = SmallCache(16)
 
     def load(self, game_id: str) -> GameState:
         """The game's last committed state, the reads' own (read it, never change it; it
@@ -124,6 +127,21 @@ class Reads:
         return self._logs.events(self.source, game_id)
 
     @_reading
+    def secrets(self, game_id: str) -> Secrets:
+        """What readers may not see yet (:mod:`.secrets`): sealed moves, private values."""
+        state = self._game(game_id)
+        key = (game_id, state.seq)
+        found = self._secrets.get(key)
+        if found is None:
+            declared = self.engine.declarations(state)
+            # No sealed action in force: nothing waits for a reveal (a page reads no log).
+            sealing = any(a.get("sealed") for a in declared.actions.values())
+            log = [e for e in self._log(game_id) if e["seq"] <= state.seq] if sealing else []
+            found = secrets_of(log, declared)  # (a repealed sealed action's moves show)
+            self._secrets.put(key, found)
+        return found
+
+    @_reading
     def words(self, game_id: str, language: str | None = None,
               state: GameState | None = None) -> Words:
         """The game's own words: labels of variables and offices, vote words, labels."""
@@ -166,13 +184,16 @@ class Reads:
 
     # --- state ----------------------------------------------------------------------
     @_reading
-    def summary(self, game_id: str, parts: Iterable[str] | None = None) -> dict[str, Any]:
+    def summary(self, game_id: str, parts: Iterable[str] | None = None,
+                seen_by: Seer | None = None) -> dict[str, Any]:
         """The game now (the JSON of ``scenario run --json``); ``parts``: only those keys
-        (a page showing the players copies no proposal)."""
+        (a page showing the players copies no proposal); ``seen_by``: as that reader may
+        see it (without others' private values and sealed votes), else whole."""
         # Copies throughout: what a caller does with an answer never reaches the cached state.
         whole = summarize(self._game(game_id))
-        return copy.deepcopy(whole if parts is None else
-                             {key: whole[key] for key in parts if key in whole})
+        chosen = copy.deepcopy(whole if parts is None else
+                               {key: whole[key] for key in parts if key in whole})
+        return chosen if seen_by is None else self.secrets(game_id).summary(chosen, seen_by)
 
     @_reading
     def status(self, game_id: str, language: str | None = None) -> dict[str, Any]:
@@ -215,15 +236,22 @@ class Reads:
     @_reading
     def rule_history(self, game_id: str, rule_id: str) -> dict[str, Any]:
         """The rule now and each of its revisions: which change, when, by whose proposal,
-        with the text and code it had after that change."""
-        state = self._game(game_id)
-        rule_id = str(rule_id)
+        with the text and code it had after that change; and its precedents."""
+        state, rule_id = self._game(game_id), str(rule_id)
+        judgments = self.precedents(game_id, rule_id)  # refuses a rule the game lacks
+        revisions = rule_revisions(self._log(game_id), rule_id)
+        return {**rule_dict(state.rules[rule_id]), "revisions": revisions,
+                "precedents": judgments}
+
+    @_reading
+    def precedents(self, game_id: str, rule_id: str) -> list[dict[str, Any]]:
+        """The judgments interpreting the rule, newest first (service/precedents.py)."""
+        state, rule_id = self._game(game_id), str(rule_id)
         if rule_id not in state.rules:
             raise errors.with_sentence(errors.NotFound(translate(
                 "There is no rule {rule} in this game.", state.language, rule=rule_id)),
                 "There is no rule {rule} in this game.", rule=rule_id)
-        revisions = rule_revisions(self._log(game_id), rule_id)
-        return {**rule_dict(state.rules[rule_id]), "revisions": revisions}
+        return precedents(state, rule_id)
 
     @_reading
     def renumbered(self, game_id: str, rule_id: str) -> str | None:
@@ -250,7 +278,8 @@ class Reads:
     # --- proposals ------------------------------------------------------------------
     @_reading
     def proposals(self, game_id: str, status: str | None = None, before: int | None = None,
-                  limit: int | None = None) -> list[dict[str, Any]]:
+                  limit: int | None = None, seen_by: Seer | None = None
+                  ) -> list[dict[str, Any]]:
         """The proposals in the order submitted; ``status``: only those; ``before`` (a
         number) and ``limit``: the newest ``limit`` of those submitted before it. Chosen
         before they are copied: a page of them costs a page."""
@@ -260,12 +289,18 @@ class Reads:
                   and (before is None or p["number"] < before)]
         if limit is not None:
             chosen = chosen[-limit:] if limit else []
-        return [_proposal_dict(p) for p in chosen]
+        if seen_by is None:
+            return [_proposal_dict(p) for p in chosen]
+        secrets = self.secrets(game_id)
+        return [secrets.proposal(_proposal_dict(p), seen_by) for p in chosen]
 
     @_reading
-    def proposal(self, game_id: str, ref: str | int) -> dict[str, Any]:
+    def proposal(self, game_id: str, ref: str | int,
+                 seen_by: Seer | None = None) -> dict[str, Any]:
+        """One proposal; ``seen_by``: without the votes still sealed for that reader."""
         state = self._game(game_id)
-        return _proposal_dict(_find_proposal(state, ref))
+        found = _proposal_dict(_find_proposal(state, ref))
+        return found if seen_by is None else self.secrets(game_id).proposal(found, seen_by)
 
     @_reading
     def dry_run(self, game_id: str, ref: str | int,
@@ -339,8 +374,9 @@ class Reads:
         narrator = Narrator(self.words(game_id, language, state))
         since = time_arg(since, state.language, "since", end_of_day=False)
         until = time_arg(until, state.language, "until", end_of_day=True)
+        secrets = self.secrets(game_id)
         return tell(self._log(game_id), narrator, player, kinds, after_seq, limit, since, until,
-                    before_seq, viewer, officer)
+                    before_seq, viewer, officer, secrets.private_vars, secrets.sealing)
 
     @_reading
     def outsiders_attempts(self, game_id: str, language: str | None = None,

@@ -117,10 +117,17 @@ def run_scenario(commands: Commands, scenario: dict[str, Any],
             _run_step(commands, game, index, step, refusals, errors)
         except Exception as error:  # noqa: BLE001 - a step error is reported, the run goes on
             errors.append(f"step {index}: error: {error}")
-    summary = summarize(commands.load(game), refusals)
+    summary = _summary(commands, game, refusals)
     if scenario.get("expect"):
         errors += [f"end: {m}" for m in mismatches(scenario["expect"], summary)]
     return ScenarioResult(summary, errors, game)
+
+
+def _summary(commands: Commands, game: str, refusals: list[dict[str, Any]]) -> dict[str, Any]:
+    """The summary an ``expect`` is compared with: the game's, and its cases (the docket,
+    by number as text) so that a scenario can follow a dispute."""
+    state = commands.load(game)
+    return {**summarize(state, refusals), "cases": state.cases}
 
 
 def _run_step(commands: Commands, game: str, index: int, step: dict[str, Any],
@@ -133,7 +140,7 @@ def _run_step(commands: Commands, game: str, index: int, step: dict[str, Any],
         commands.advance(game, to=str(step["at"]))
         return
     if "expect" in step:
-        summary = summarize(commands.load(game), refusals)
+        summary = _summary(commands, game, refusals)
         errors += [f"step {index}: {m}" for m in mismatches(step["expect"], summary)]
         return
     if "one_letter" in step:

@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from scriba.service.errors import NotAllowed, RequestIdReused
+from scriba.service.secrets import Seer
 from scriba.web import sessions
 from scriba.web.problems import TITLES, problem
 
@@ -165,7 +166,7 @@ def games(request: Request) -> list[dict[str, Any]]:
 
 @router.get("/games/{game}", summary="A game now (the same JSON as scenario run --json)")
 def game(request: Request, game: str) -> dict[str, Any]:
-    return _service(request).reads.summary(game)
+    return _service(request).reads.summary(game, seen_by=_seer(request, game))
 
 
 @router.get("/games/{game}/status", summary="Period, next deadline, winners")
@@ -207,12 +208,14 @@ def rule(request: Request, game: str, rule: str) -> Any:
 @router.get("/games/{game}/proposals", summary="Proposals, optionally by status")
 def proposals(request: Request, game: str,
               status: str | None = Query(None, max_length=64)) -> list[dict[str, Any]]:
-    return _service(request).reads.proposals(game, status=status)
+    return _service(request).reads.proposals(game, status=status,
+                                             seen_by=_seer(request, game))
 
 
 @router.get("/games/{game}/proposals/{proposal}", summary="One proposal, its votes, tally")
 def proposal(request: Request, game: str, proposal: str) -> dict[str, Any]:
-    return _service(request).reads.proposal(game, proposal)
+    return _service(request).reads.proposal(game, proposal,
+                                            seen_by=_seer(request, game))
 
 
 @router.post("/games/{game}/proposals/{proposal}/dry-run",
@@ -222,6 +225,17 @@ def dry_run(request: Request, game: str, proposal: str,
             lang: str | None = None) -> dict[str, Any]:
     require_seat(request, game)  # a dry run runs rule code: not for anyone passing by
     return _service(request).reads.dry_run(game, proposal, _language(request, lang))
+
+
+def _seer(request: Request, game_id: str) -> Seer:
+    """Who reads a game's state (others' private values and sealed votes left out); a
+    token of another game reads as the public, as nobody signed in does."""
+    try:
+        return Seer(*_reading_as(request, game_id))
+    except HTTPException as refused:
+        if refused.status_code != 403:
+            raise
+        return Seer()
 
 
 def _reading_as(request: Request, game_id: str) -> tuple[str | None, bool]:

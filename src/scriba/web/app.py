@@ -53,6 +53,7 @@ from scriba.service.errors import (
 )
 from scriba.service.ratelimit import RateLimited
 from scriba.web import api, auth, deadlines, health, recipes_api, sessions, unsubscribe
+from scriba.web.cases_api import router as cases_router
 from scriba.web.pages import common
 from scriba.web.problems import TITLES, problem
 
@@ -411,6 +412,7 @@ def create_app(service_or_db_url: Service | str | None = None, *,
     install_error_handlers(app)
     app.include_router(api.router)
     app.include_router(recipes_api.router)
+    app.include_router(cases_router)  # cases and corrections
     api.install_openapi(app)
     app.include_router(auth.router)
     app.include_router(health.router)  # /healthz, /metrics: no player data

@@ -2,7 +2,8 @@
 
 What the server shows to a reader who is not signed in is written out, page by page:
 the index, the game now, the rules, each rule with its history, the proposals and each
-proposal (with its dry run while open), the chronicle and the Atom feed. Links are
+proposal (with its dry run while open), the chronicle and the Atom feed, the cases and
+the corrections. Links are
 relative, so the folder can be served from anywhere or opened from disk.
 """
 
@@ -17,8 +18,9 @@ from typing import Any
 from urllib.parse import unquote
 
 from scriba.service import errors
+from scriba.service.secrets import PUBLIC
 from scriba.web import i18n
-from scriba.web.pages import chronicle, common, proposals
+from scriba.web.pages import chronicle, common, corrections, proposals
 from scriba.web.pages.format import proposal_ref
 from scriba.web.pages.game import game_context
 from scriba.web.pages.rules import change_names
@@ -117,7 +119,7 @@ class Publisher:
             self._write(path(game_id, "rules", str(rule["id"])), "rule.html", reader,
                         current="rules", rule=history, change_names=names,
                         revisions=history.get("revisions") or [], **base)
-        all_proposals = service.reads.proposals(game_id)
+        all_proposals = service.reads.proposals(game_id, seen_by=PUBLIC)
         self._write(path(game_id, "proposals"), "proposals.html", reader,
                     current="proposals", proposals=all_proposals, **base)
         in_force = {str(r["id"]): r for r in rules if r.get("in_force")}
@@ -130,11 +132,27 @@ class Publisher:
         feed = chronicle.feed_text(service, game_id, status, reader, "",
                                    StaticLinks(path(game_id, "feed.atom")))
         self._save(path(game_id, "feed.atom"), feed)
+        self._court(game_id, reader, base)
+
+    def _court(self, game_id: str, reader: common.Reader, base: dict[str, Any]) -> None:
+        """The docket, each case, and the corrections with their differences."""
+        service, path = self.service, common.game_path
+        docket = service.cases.docket(game_id, reader.language)
+        self._write(path(game_id, "cases"), "cases.html", reader, current="cases",
+                    cases=docket, forms=[], rules=[], **base)
+        for line in docket:
+            case = service.cases.case(game_id, line["number"], reader.language)
+            self._write(path(game_id, "cases", str(line["number"])), "case.html", reader,
+                        current="cases", case=case, forms=[], rules=[], **base)
+        self._write(path(game_id, "corrections"), "corrections.html", reader,
+                    current="corrections", officer=None, corrections=[
+                        corrections.told(service, game_id, p, reader.language)
+                        for p in reversed(service.corrections.corrections(game_id))], **base)
 
     def _proposal(self, game_id: str, ref: str, in_force: dict[str, Any],
                   reader: common.Reader, names: dict[str, str], base: dict[str, Any]) -> None:
         service = self.service
-        proposal = service.reads.proposal(game_id, ref)
+        proposal = service.reads.proposal(game_id, ref, seen_by=PUBLIC)
         dry = None
         if proposal.get("status") == "open":
             try:

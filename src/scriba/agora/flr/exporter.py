@@ -21,6 +21,7 @@ from scriba.agora.flr import (
     render_slr,
     ruleset_from_parts,
 )
+from scriba.agora.flr.cases import annotations_by_rule
 from scriba.kernel.changes import REVISING
 from scriba.kernel.state import GameState
 
@@ -70,8 +71,10 @@ def _entry(entry: dict[str, Any], revision: int | None, state: GameState) -> dic
     return flr
 
 
-def flr_rule(rule: dict[str, Any], state: GameState) -> Rule:
-    """A game rule in the FLR renderer's format, with the game's own changes added."""
+def flr_rule(rule: dict[str, Any], state: GameState,
+             annotations: list[dict[str, Any]] | None = None) -> Rule:
+    """A game rule in the FLR renderer's format, with the game's own changes added and
+    ``annotations`` (from the game's cases) under it."""
     attributes = copy.deepcopy(rule["attributes"])
     revision = int(attributes.get("revision", 0))
     history = []
@@ -84,7 +87,9 @@ def flr_rule(rule: dict[str, Any], state: GameState) -> Rule:
         converted = _entry(entry, revision, state)
         if converted:
             history.append(converted)
-    annotations = attributes.pop("annotations", [])
+    attributes.pop("annotations", None)  # games imported before annotations were cases
+    if annotations is None:
+        annotations = copy.deepcopy(rule["attributes"].get("annotations") or [])
     attributes.update(revision=revision,
                       power=str(attributes.get("power", DEFAULT_POWER)),
                       category=attributes.get("category") or NEW_CATEGORY)
@@ -101,7 +106,10 @@ def game_ruleset(state: GameState) -> Ruleset:
     """The game's current rules, arranged as the imported FLR was."""
     meta = copy.deepcopy(state.settings.get(SETTINGS_KEY) or
                          {"kind": "flr", "header": {"notes": []}, "categories": []})
-    rules = [flr_rule(rule, state) for rule in state.rules_in_force()]
+    kept = annotations_by_rule(state.cases.values())
+    # A game imported before annotations became cases keeps them in the rules' attributes.
+    rules = [flr_rule(rule, state, kept.get(rule["id"], []) if kept else None)
+             for rule in state.rules_in_force()]
     ruleset = ruleset_from_parts(meta, rules)
     header = ruleset.header
     if state.time:

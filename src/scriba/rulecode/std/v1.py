@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scriba.kernel.effect_schema import EFFECTS, Effect
+from scriba.rulecode.std.v1_starlark import STARLARK as V1_STARLARK
 
 # One vocabulary of proposal outcomes for every ruleset; the reason goes in its own field.
 OUTCOMES = ("adopted", "rejected", "failed_quorum", "withdrawn", "void")
@@ -63,49 +64,10 @@ def replace(items: Any, value: Any, changes: Any, key: str = "number") -> list[A
             for item in items]
 
 
-# The lookups in the game's big structures are Starlark: a native helper would get a Python
-# copy of all of game["proposals"] or game["rules"] on every call, and be charged by its
-# size; here ``proposals.get(...)`` finds a proposal at once and costs steps like any rule
-# code. What they return is a copy, as a native helper's result was: a rule may change it.
-# (std/__init__ binds these functions by version; no multi-line strings in this source.)
-STARLARK = '''
-def _copy(value):
-    return json.decode(json.encode(value))
+# The lookups in the game's big structures are Starlark (std/v1_starlark.py): a native
+# helper would get a Python copy of all of game["proposals"] on every call.
+STARLARK = V1_STARLARK
 
-# The rule in force with this id from game["rules"], or None.
-def rule(rules, rule_id):
-    if type(rules) != "list":
-        fail("std.rule: give it game[\\"rules\\"], got " + type(rules))
-    if rule_id == None:
-        return None
-    wanted = str(rule_id)
-    for item in rules:
-        if type(item) == "dict" and item.get("id") == wanted:
-            return _copy(item)
-    return None
-
-# The proposal of game["proposals"] with this number or label, or None.
-def proposal(proposals, ref):
-    if type(proposals) != "dict":
-        fail("std.proposal: give it game[\\"proposals\\"], got " + type(proposals))
-    if ref == None:
-        return None
-    key = str(ref)
-    found = proposals.get(key)
-    if found == None:
-        for p in proposals.values():
-            if p.get("label") == key:
-                found = p
-                break
-    return None if found == None else _copy(found)
-
-# The open proposals of game["proposals"], by number.
-def open_proposals(proposals):
-    if type(proposals) != "dict":
-        fail("std.open_proposals: give it game[\\"proposals\\"], got " + type(proposals))
-    found = [p for p in proposals.values() if p.get("status") == "open"]
-    return _copy(sorted(found, key = lambda p: p["number"]))
-'''
 
 
 # --- turn order -----------------------------------------------------------------------
@@ -127,6 +89,35 @@ def next_player(order: Any, current: Any, eligible: Any = None, skip: Any = None
         if candidate in allowed:
             return [candidate, start + k >= n]
     return [None, False]
+
+
+def next_in_order(order: Any, after: Any, skip: Any = None) -> Any:
+    """The player after ``after`` in ``order``, cyclically, not in ``skip``; None if nobody
+    is left (a rotating judgeship: the player after the last judge, or after the mover).
+    If ``after`` is not in ``order`` the search starts at its beginning."""
+    return _in_order("next_in_order", order, after, skip, 1)
+
+
+def before_in_order(order: Any, before: Any, skip: Any = None) -> Any:
+    """The player before ``before`` in ``order``, cyclically, not in ``skip``; None if
+    nobody is left (Suber's 212: the player before the mover judges). If ``before`` is not
+    in ``order`` the search starts at its end."""
+    return _in_order("before_in_order", order, before, skip, -1)
+
+
+def _in_order(name: str, order: Any, start_at: Any, skip: Any, step: int) -> Any:
+    if not isinstance(order, list):
+        raise _fail(name, f"order must be a list, got {type(order).__name__}")
+    if skip is not None and not isinstance(skip, list):
+        raise _fail(name, f"skip must be a list, got {type(skip).__name__}")
+    left = set(skip or [])
+    n = len(order)
+    start = order.index(start_at) if start_at in order else (-1 if step > 0 else n)
+    for k in range(1, n + 1):
+        candidate = order[(start + step * k) % n]
+        if candidate not in left and candidate != start_at:
+            return candidate
+    return None
 
 
 def reorder(items: Any, ordered: Any) -> list[Any]:
@@ -321,15 +312,18 @@ def due(action: Any, player: Any, until: Any = None, why: Any = "") -> dict[str,
 
 def _constructor(effect: Effect) -> Callable[..., dict[str, Any]]:
     positional = [f.name for f in effect.fields if not f.optional]
+    # Optional fields may follow the required ones positionally too, in the table's order
+    # (std.close_case(3, "withdrawn")), as the signature the reference shows says.
+    in_order = [f.name for f in effect.fields]
     by_arg = {f.name: f for f in effect.fields} | {f.arg: f for f in effect.fields if f.arg}
     known = ", ".join(f.name for f in effect.fields)
     name = effect.name
 
     def make(*args: Any, **kwargs: Any) -> dict[str, Any]:
-        if len(args) > len(positional):
-            raise _fail(name, f"takes {len(positional)} positional arguments "
-                              f"({', '.join(positional) or 'none'}), got {len(args)}")
-        values = dict(zip(positional, args, strict=False))
+        if len(args) > len(in_order):
+            raise _fail(name, f"takes {len(in_order)} positional arguments "
+                              f"({', '.join(in_order) or 'none'}), got {len(args)}")
+        values = dict(zip(in_order, args, strict=False))
         for arg, value in kwargs.items():
             field = by_arg.get(arg)
             if field is None and (not effect.open or arg == "effect"):
@@ -363,6 +357,7 @@ EFFECT_CONSTRUCTORS: dict[str, Callable[..., dict[str, Any]]] = {
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "find": find, "replace": replace, "next_player": next_player, "reorder": reorder,
+    "next_in_order": next_in_order, "before_in_order": before_in_order,
     "vote_word": vote_word,
     "tally": tally, "passes": passes, "changes": changes, "touched": touched,
     "enact": enact, "repeal": repeal, "amend": amend, "arg": arg, "due": due,

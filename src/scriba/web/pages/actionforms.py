@@ -17,7 +17,8 @@ from typing import Any
 # A vote's choices by meaning, in this order; meanings a ruleset adds come after.
 MEANINGS = ("for", "against", "abstain", "present")
 # Free text parameters written on several lines.
-LONG_TEXT = ("text", "reason", "note", "judgment", "question", "position", "decision")
+LONG_TEXT = ("text", "reason", "reasons", "note", "judgment", "question", "position",
+             "decision")
 # The fields of a proposal's rule change, as the form names them.
 CHANGE_FIELDS = ("c_type", "c_rule", "c_title", "c_text", "c_code", "c_yaml")
 
@@ -53,7 +54,7 @@ class Field:
     name: str  # the form's field: a_<parameter>
     id: str
     label: Text
-    widget: str  # select, radio, bool, number, text, textarea, yaml
+    widget: str  # select, radio, checks, bool, number, text, textarea, yaml
     optional: bool = False
     help: Text | None = None
     choices: list[Choice] = field(default_factory=list)
@@ -101,6 +102,17 @@ class ActionForm:
         return self.due or self.refused or self.checked is not None
 
 
+def named_values(actions: list[Any], rules: list[dict[str, Any]],
+                 docket: Callable[[], list[dict[str, Any]]]) -> dict[str, dict[str, str]]:
+    """Cases by number (their question) and rules in force (their title), for the forms'
+    parameters that name one; the docket is read only when a form needs it."""
+    wanted = {str(t).rstrip("?") for a in actions for t in a.params.values()}
+    cases = {str(c["number"]): c["question"] for c in docket()} if "case" in wanted else {}
+    named = {str(r["id"]): str(r.get("title") or "") for r in rules if r.get("in_force")} \
+        if "rule" in wanted or any(a.kind == "judge" for a in actions) else {}
+    return {"cases": cases, "rules": named}
+
+
 def error_field(reason: str, kept_values: dict[str, str], fields: list[str]) -> str:
     """The form field a refusal (its reason: a message id of the kernel, or the field a
     form check named) concerns, if it is on the form; else ``""``."""
@@ -118,8 +130,14 @@ class FormBuilder:
 
     def __init__(self, _: Callable[..., str], words: Any, page_lang: str,
                  players: list[str], open_proposals: list[dict[str, Any]],
-                 proposal_named: Callable[[str], str]) -> None:
+                 proposal_named: Callable[[str], str],
+                 cases: dict[str, str] | None = None,
+                 rules: dict[str, str] | None = None) -> None:
         self._ = _
+        # A case's number → its question, a rule in force's number → its title: the
+        # choices of the parameters that name one.
+        self.cases = cases or {}
+        self.rules = rules or {}
         self.words = words
         self.page_lang = page_lang
         self.players = players
@@ -135,6 +153,13 @@ class FormBuilder:
             "text": (_("Text of the proposal"), _("Why, in your words")),
             "proposal": (_("Proposal"), ""),
             "choice": (_("Your vote"), ""),
+        }
+        # The kernel's parameters of a court's actions (a case, a judgment, an appeal).
+        self.court_params = {
+            "question": (_("Question"), _("What the judge is asked to decide")),
+            "case": (_("Case"), ""), "judgment": (_("Judgment"), ""),
+            "reasons": (_("Reasons"), ""), "rules": (_("Rules it interprets"), ""),
+            "parties": (_("Parties"), ""),
         }
         self.kind_labels = {"propose": _("Propose a rule change"), "vote": _("Cast a vote"),
                             "join": _("Join the game"), "leave": _("Leave the game")}
@@ -192,6 +217,7 @@ class FormBuilder:
         base = type_.rstrip("?")
         own_label, own_help = told.params.get(name, (None, None))
         builtin = self.builtin_params.get(name) if action.kind in ("propose", "vote") \
+            else self.court_params.get(name) if action.kind in ("case", "judge", "appeal") \
             else None
         if own_label is not None and (builtin is None or own_label.lang == self.page_lang):
             label, help_ = self.said(own_label), self.said(own_help)
@@ -207,7 +233,17 @@ class FormBuilder:
         if action.kind == "vote" and name == "choice":
             out.widget = "radio"
             out.choices = self._vote_choices(action, offered)
-        elif offered is not None or base in ("player", "proposal"):
+        elif action.kind == "judge" and name == "judgment" and action.choices:
+            out.widget = "radio"  # the ruleset's judgments, one word per meaning
+            first: dict[str, str] = {}
+            for word, meaning in action.choices.items():
+                first.setdefault(meaning, word)
+            shown = offered if offered is not None else list(first.values())
+            out.choices = [Choice(str(w), Text(str(w), self.rule_lang)) for w in shown]
+        elif action.kind == "judge" and name == "rules" and self.rules:
+            out.widget = "checks"  # the rules it interprets: any of those in force
+            out.choices = self._choices("rule", None)
+        elif offered is not None or base in ("player", "proposal", "case", "rule"):
             out.widget = "select"
             out.choices = self._choices(base, offered)
         elif base == "bool":
@@ -215,6 +251,10 @@ class FormBuilder:
             out.choices = [Choice("true", Text(_("yes"))), Choice("false", Text(_("no")))]
         elif base == "int":
             out.widget = "number"
+        elif base == "event":  # the number of an entry of the chronicle
+            out.widget = "number"
+            out.minimum = 1
+            out.help = out.help or Text(_("The number of an entry of the chronicle."))
         elif base in ("changes", "list", "dict"):
             out.widget = "yaml"
             out.help = out.help or Text(_(
@@ -231,6 +271,15 @@ class FormBuilder:
             if offered is None:
                 return [Choice(str(p["number"]), Text(named(p))) for p in self.open_proposals]
             return [Choice(str(n), Text(self.proposal_named(str(n)))) for n in offered]
+        if base == "case":
+            numbers = offered if offered is not None else list(self.cases)
+            return [Choice(str(n), Text(_titled(self._("case %(number)s", number=n),
+                                                self.cases.get(str(n), ""))))
+                    for n in numbers]
+        if base == "rule":
+            ids = offered if offered is not None else list(self.rules)
+            return [Choice(str(r), Text(_titled(str(r), self.rules.get(str(r), "")),
+                                        self.rule_lang)) for r in ids]
         return [Choice(str(v), Text(str(v), self.rule_lang)) for v in offered or []]
 
     def _vote_choices(self, action: Any, offered: list[str] | None) -> list[Choice]:
@@ -267,6 +316,14 @@ class FormBuilder:
                 f.error = kept.message
                 return
         form.error = kept.message
+
+
+def _titled(name: str, title: str, limit: int = 120) -> str:
+    """A case or a rule as a choice: its number, with its question or title (shortened)."""
+    title = " ".join(title.split())
+    if len(title) > limit:
+        title = title[:limit - 1] + "\u2026"
+    return f"{name} \u2013 {title}" if title else name
 
 
 def named(proposal: dict[str, Any]) -> str:

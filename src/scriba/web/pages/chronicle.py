@@ -131,9 +131,13 @@ def chronicle_page(request: Request, game_id: str, player: str | None = None,
         ctx = chronicle_context(service, game_id, reader, player, kind, period,
                                 _seq(before), _seq(after))
         players = service.reads.summary(game_id, ["players"])["players"]
+        spans = service.cases.corrected_spans(game_id)  # entries decided again since
+
+        def superseded_by(seq: int) -> int | None:
+            return next((n for first, last, n in spans if first <= seq <= last), None)
         return common.render(request, "chronicle.html", reader, current="chronicle",
                              game=game_info(status), rule_lang=status.get("language"),
-                             players=sorted(players), **ctx)
+                             players=sorted(players), superseded_by=superseded_by, **ctx)
     return page(request, game_id, build)
 
 

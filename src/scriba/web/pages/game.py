@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from scriba.service import errors
+from scriba.service.secrets import Seer
 from scriba.service.words import choice_word
 from scriba.web import i18n
 from scriba.web.pages import actionforms, common, recipeforms
@@ -90,11 +91,13 @@ def choose_language(request: Request, lang: str = "", next: str = "/") -> Respon
 
 def game_context(service: Any, game_id: str, status: dict[str, Any],
                  reader: common.Reader) -> dict[str, Any]:
-    summary = service.reads.summary(game_id, ["players", "time", "offices", "assets", "vars"])
+    seer = Seer(reader.player, reader.officer)  # others' private values and sealed votes
+    summary = service.reads.summary(game_id, ["players", "time", "offices", "assets", "vars"],
+                                    seen_by=seer)
     players = summary["players"]
     keys = sorted({k for values in players.values() for k in values if k != "status"})
     # The open ones only: filtered before they are copied (the resolved pile can be long).
-    proposals = service.reads.proposals(game_id, status="open")
+    proposals = service.reads.proposals(game_id, status="open", seen_by=seer)
     words = service.reads.words(game_id, reader.language)
     # The ruleset's score first (its [vocabulary]); values as its [display.variables] say.
     score = [k for k in getattr(words, "score", None) or [] if k in keys]
@@ -178,14 +181,17 @@ def action_forms(service: Any, game_id: str, reader: common.Reader, ctx: dict[st
         found = by_number.get(number)
         if found is None:
             try:
-                found = by_number[number] = service.reads.proposal(game_id, number)
+                found = by_number[number] = service.reads.proposal(
+                    game_id, number, seen_by=Seer(reader.player, reader.officer))
             except errors.ServiceError:
                 return number
         return actionforms.named(found)
 
     builder = actionforms.FormBuilder(
         i18n.gettext_for(reader.language), service.reads.words(game_id, reader.language),
-        reader.language, ctx["players_active"], open_proposals, proposal_named)
+        reader.language, ctx["players_active"], open_proposals, proposal_named,
+        **actionforms.named_values(actions, ctx["rules"],
+                                   lambda: service.cases.docket(game_id, reader.language)))
     target = target or (lambda name: common.game_path(game_id, "act", name))
     return [builder.form(a, target(a.name), common.new_request_id(), kept) for a in actions]
 
@@ -200,6 +206,11 @@ async def act(request: Request, game_id: str, action: str) -> Response:
 
 def _act(request: Request, game_id: str, action: str, form: Any) -> Response:
     back = common.game_path(game_id)
+    # A form on another page of the game (a case's) comes back there; nowhere else.
+    asked = str(form.get("back") or "")
+    if asked.startswith(back + "/") and len(asked) < 300 and "//" not in asked \
+            and ".." not in asked and "?" not in asked:
+        back = asked
     try:
         service, status, reader = open_game(request, game_id)
     except errors.ServiceError as error:
@@ -312,6 +323,13 @@ def form_arguments(form: Any, action: Any, _: Any) -> dict[str, Any]:
             continue
         name, value = key[2:], raw.strip()
         if value == "":
+            continue
+        if name.endswith("[]"):  # a box of several ticked (the rules a judgment names)
+            listed = args.get(name[:-2])
+            if not isinstance(listed, list):
+                listed = args[name[:-2]] = []
+            if len(listed) < 100:
+                listed.append(value[:200])
             continue
         kind = params.get(name, "str").rstrip("?")
         try:

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from scriba.service.narrate import tally_pairs
+from scriba.service.secrets import Seer
 from scriba.service.words import choice_word, key_word
 from scriba.web.pages import common
 from scriba.web.pages.format import change_kind, diff_rows, short
@@ -25,7 +26,8 @@ def proposals_page(request: Request, game_id: str, before: int | None = None) ->
     """The proposals, newest first, a page at a time ("earlier": ``?before=<number>``)."""
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
         edge = before if before is not None and before >= 0 else None
-        shown = service.reads.proposals(game_id, before=edge, limit=PAGE + 1)
+        shown = service.reads.proposals(game_id, before=edge, limit=PAGE + 1,
+                                        seen_by=Seer(reader.player, reader.officer))
         earlier = shown[0]["number"] if len(shown) > PAGE else None
         shown = shown[-PAGE:]
         return common.render(request, "proposals.html", reader, current="proposals",
@@ -110,7 +112,8 @@ def proposal_words(service: Any, game_id: str, reader: common.Reader,
 @router.get("/games/{game_id}/proposals/{ref}", response_class=HTMLResponse)
 def proposal_page(request: Request, game_id: str, ref: str) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
-        proposal = service.reads.proposal(game_id, ref)
+        proposal = service.reads.proposal(game_id, ref,
+                                          seen_by=Seer(reader.player, reader.officer))
         rules = {str(r["id"]): r for r in service.reads.rules_at(game_id) if r.get("in_force")}
         # A dry run runs the rules' code: for the game's players and officer, signed in.
         seated = reader.player is not None or reader.officer
