@@ -1,4 +1,4 @@
-"""The guide for rule authors (docs/writing-rules*.md) cannot rot: every rule code in it is
+"""The guide for rule authors (scriba/guide/writing-rules*.md) cannot rot: every rule code in it is
 checked on the ruleset it is written for (Suber) as the propose form's check does it, its
 dry run is the one the guide shows, and every error it shows is the one an author sees —
 in the guide's language."""
@@ -14,7 +14,8 @@ import pytest
 
 from scriba.service import Service
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "src" / "scriba" / "guide"
 GUIDES = {"en": DOCS / "writing-rules.md", "it": DOCS / "writing-rules.it.md",
           "de": DOCS / "writing-rules.de.md"}
 PLAYERS = ["Anna", "Bruno", "Carla"]
@@ -108,8 +109,8 @@ def test_the_guides_say_the_same_rules_in_three_languages() -> None:
 
 
 def test_the_readme_links_the_guide() -> None:
-    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
-    assert "docs/writing-rules.md" in readme
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "src/scriba/guide/writing-rules.md" in readme
 
 
 def test_the_guides_rules_are_enforced_once_adopted(game: tuple[Service, str],
@@ -150,3 +151,14 @@ def test_the_guides_rules_are_enforced_once_adopted(game: tuple[Service, str],
     assert not service.commands.perform(game_id, "Carla", "award", {"player": "Anna"}).accepted
     assert service.commands.perform(game_id, "Bruno", "award", {"player": "Carla"}).accepted
     assert points()["Carla"] == before["Carla"] + 1
+
+
+def test_the_guide_is_package_data_so_an_installed_wheel_serves_it() -> None:
+    import fnmatch
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = declared["tool"]["setuptools"]["package-data"]["scriba"]
+    for path in GUIDES.values():
+        inside = path.relative_to(ROOT / "src" / "scriba").as_posix()
+        assert any(fnmatch.fnmatch(inside, pattern) for pattern in patterns), inside

@@ -1,4 +1,4 @@
-"""The guide for rule authors (docs/writing-rules.md) followed literally, in Debian's
+"""The guide for rule authors (src/scriba/guide/writing-rules.md) followed literally, in Debian's
 headless Chromium against a real ``scriba serve``: its first three steps pasted into the
 propose form of a Suber game. Step 1 (text only) is proposed and adopted; step 2 (a point
 for changing the rules) is proposed, adopted by the players' votes, and the point is then

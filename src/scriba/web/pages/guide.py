@@ -1,8 +1,9 @@
-"""The guide for rule authors (docs/writing-rules*.md), shown in the reader's language:
-every propose form links to it."""
+"""The guide for rule authors (scriba/guide/writing-rules*.md, installed with the package),
+shown in the reader's language: every propose form links to it."""
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 from fastapi import APIRouter, Request
@@ -13,8 +14,8 @@ from markupsafe import Markup
 from scriba.web.pages import common
 
 router = APIRouter()
-# The project's docs folder, beside src/ (a checkout, or an install from one).
-DOCS = Path(__file__).resolve().parents[4] / "docs"
+# Package data: there in a checkout and in an installed wheel alike.
+DOCS = Path(str(resources.files("scriba"))) / "guide"
 GUIDE_PATH = "/guide/writing-rules"
 
 
