@@ -351,3 +351,29 @@ def test_the_view_holds_the_cases_not_closed_and_the_last_closed_ones() -> None:
     cases = build_view(state, []).to_dict()["cases"]
     assert list(cases) == ["5", *(str(n) for n in range(12, 72))]  # 60 closed, 1 open
     assert cases["5"]["status"] == "open" and len(state.cases) == 71
+
+
+GM_COURT = """
+def actions():
+    return [{"name": "ask_gm", "kind": "case"},
+            {"name": "decide", "kind": "judge", "who": ["player", "office:GM"]}]
+
+def on_case_opened(game, event):
+    return [std.assign_judge(event["number"], game["offices"].get("GM"))]
+"""
+
+
+def test_a_game_master_who_does_not_play_is_a_case_s_judge(service: Service) -> None:
+    ruleset = load_ruleset("clockwork", root=FIXTURES)
+    rules = [{key: rule[key] for key in ("id", "title", "text", "code")}
+             for rule in ruleset.rules]
+    rules.append({"id": "10", "title": "The GM's court", "text": "The GM judges.",
+                  "code": GM_COURT})
+    game = service.commands.create_game(ruleset, game_id="gm-court", start=START,
+                                        players=PLAYERS, offices={"GM": "Gil"},
+                                        rules=rules).game_id
+    act(service, game, "Ann", "ask_gm", question="Is the GM fair?")
+    assert case(service, game, 1)["judge"] == "Gil"  # on the docket, though no player
+    assert "Gil" in refused(service, game, "Ben", "decide", case=1, judgment="yes")
+    act(service, game, "Gil", "decide", case=1, judgment="Fair enough.")
+    assert case(service, game, 1)["judgment"]["by"] == "Gil"

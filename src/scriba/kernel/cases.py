@@ -214,8 +214,10 @@ def _assign_judge(state: GameState, e: dict[str, Any], ctx: Any) -> list[Event]:
     if case["status"] == "closed":
         raise InvalidEffect(f"case {case['number']} is closed")
     judge = e.get("judge")
-    if judge is not None and judge not in state.players:
-        raise InvalidEffect(f"no player named {judge!r}")
+    # A judge is a player or an office's holder (a game master who does not play).
+    if judge is not None and judge not in state.players and \
+            judge not in state.offices.values():
+        raise InvalidEffect(f"no player or office holder named {judge!r}")
     return [ctx.event("case_assigned", case=case["number"], judge=judge)]
 
 
