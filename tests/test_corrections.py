@@ -482,3 +482,15 @@ def test_scriba_correct_dry_run_tells_the_difference_in_words(tmp_path: Path) ->
         assert service.commands.load("dec").offices["King"] == "Carla"
     finally:
         service.close()
+
+
+def test_a_private_variable_stays_out_of_the_difference_told_to_everyone() -> None:
+    from scriba.kernel.state import GameState
+    from scriba.service.difference import compare
+
+    before, after = GameState(), GameState()
+    before.players = {"Ann": {"status": "active", "vars": {"points": 1, "secret": 4}}}
+    after.players = {"Ann": {"status": "active", "vars": {"points": 2, "secret": 9}}}
+    told = compare(before, after, [], [], frozenset({("player", "secret")}))
+    assert [(v["name"], v["before"], v["after"]) for v in told.as_dict()["variables"]] == [
+        ("points", 1, 2)]

@@ -278,7 +278,10 @@ class Corrections:
                 refused_now.append(change)
             elif item.seq and not was and d.accepted:
                 accepted_now.append(change)
-        difference = compare(live, after, refused_now, accepted_now)
+        private = frozenset(key for state in (live, after)
+                            for key, declared in engine.declarations(state).variables.items()
+                            if declared.get("private"))
+        difference = compare(live, after, refused_now, accepted_now, private)
         number = 1 + sum(1 for e in events if e["type"] == "record_corrected")
         return Preview(game_id, number, correction, reason, by, point, live.seq, difference,
                        tell_difference(difference, ruleset_words(after)),

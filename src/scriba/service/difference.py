@@ -59,8 +59,10 @@ class Difference:
 
 
 def compare(before: GameState, after: GameState, refused_now: list[CommandChange],
-            accepted_now: list[CommandChange]) -> Difference:
-    """The difference between the game as it is (``before``) and as recomputed."""
+            accepted_now: list[CommandChange],
+            private: frozenset[tuple[str, str]] = frozenset()) -> Difference:
+    """The difference between the game as it is (``before``) and as recomputed; the
+    variables declared private (``(scope, name)``) are left out: it is told to everyone."""
     diff = Difference(refused_now=refused_now, accepted_now=accepted_now)
     # A proposal is the same one when the same command made it (its author, time and
     # title): a command refused or accepted now renumbers the proposals after it.
@@ -81,12 +83,14 @@ def compare(before: GameState, after: GameState, refused_now: list[CommandChange
             diff.rules.append({"rule": rule_id, "title": (new or old or {}).get("title", ""),
                                "before": was, "after": now, "text_changed": text_changed})
     for name in _keys(before.vars, after.vars):
-        _variable(diff, None, name, before.vars.get(name), after.vars.get(name))
+        if ("game", name) not in private:
+            _variable(diff, None, name, before.vars.get(name), after.vars.get(name))
     for player in _keys(before.players, after.players):
         old_vars = (before.players.get(player) or {}).get("vars") or {}
         new_vars = (after.players.get(player) or {}).get("vars") or {}
         for name in _keys(old_vars, new_vars):
-            _variable(diff, player, name, old_vars.get(name), new_vars.get(name))
+            if ("player", name) not in private:
+                _variable(diff, player, name, old_vars.get(name), new_vars.get(name))
     for kind in _keys(before.assets, after.assets):
         old_kind, new_kind = before.assets.get(kind) or {}, after.assets.get(kind) or {}
         for asset in _keys(old_kind, new_kind):
