@@ -233,6 +233,7 @@ def run_json(turns: int = 100, hook_calls: int = 1000,
     """Every figure, measured in one run: one game on one database file, then (``host``)
     many games over HTTP (:mod:`scriba.bench.host`); given a PostgreSQL URL, the writers
     and 16 games served by 1 and 2 processes on it too."""
+    from scriba.bench.corrections import correction_figures
     from scriba.bench.host import run as host_figures
     from scriba.bench.host import servers_on_postgres
     from scriba.bench.open import vote_ms_by_open
@@ -245,7 +246,8 @@ def run_json(turns: int = 100, hook_calls: int = 1000,
         service = open_service(db_url)
         try:
             figures["floor_insert_ms"] = floor_insert_ms(db_url)
-            _game, latencies = play_long_game(service, turns)
+            game, latencies = play_long_game(service, turns)
+            figures.update(correction_figures(service, game, latencies))
             figures["vote_p50_ms"] = 1000 * statistics.median(latencies)
             figures["vote_p99_ms"] = 1000 * _percentile(latencies, 0.99)
             figures["votes"] = len(latencies)
