@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import smtplib
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -33,6 +34,19 @@ class Post:
         self.server = IntakeController(self.intake, "127.0.0.1", self.port)
         self.out = MailServer()
 
+    @classmethod
+    @contextmanager
+    def running(cls, service: Service, keys: Keys) -> Iterator[Post]:
+        """Both servers started, and stopped after."""
+        post = cls(service, keys)
+        post.server.start()
+        post.out.start()
+        try:
+            yield post
+        finally:
+            post.server.stop()
+            post.out.stop()
+
     def send(self, sender: str, to: str, body: str, subject: str = "mossa",
              sign: bool = True, **kwargs: object) -> None:
         raw = letter(sender, to, body, subject=subject, **kwargs)
@@ -52,12 +66,8 @@ class Post:
 
 @pytest.fixture
 def post(mail_service: Service, keys: Keys) -> Iterator[Post]:
-    post = Post(mail_service, keys)
-    post.server.start()
-    post.out.start()
-    yield post
-    post.server.stop()
-    post.out.stop()
+    with Post.running(mail_service, keys) as running:
+        yield running
 
 
 def test_a_decameronomic_giornata_by_mail(mail_service: Service, post: Post) -> None:

@@ -31,12 +31,8 @@ PUBLIC = "https://scriba.example"
 @pytest.fixture
 def post(mail_service: Service, keys: Keys, monkeypatch: pytest.MonkeyPatch) -> Iterator[Post]:
     monkeypatch.setenv("SCRIBA_PUBLIC_URL", PUBLIC)
-    post = Post(mail_service, keys)
-    post.server.start()
-    post.out.start()
-    yield post
-    post.server.stop()
-    post.out.stop()
+    with Post.running(mail_service, keys) as running:
+        yield running
 
 
 def _box(post: Post, address: str) -> list[EmailMessage]:

@@ -23,12 +23,8 @@ ANNA, BERT = "31", "43"  # in no date or time of this game (no one wins with the
 
 @pytest.fixture
 def mailroom(mail_service: Service, keys: Keys) -> Iterator[Post]:
-    post = Post(mail_service, keys)
-    post.server.start()
-    post.out.start()
-    yield post
-    post.server.stop()
-    post.out.stop()
+    with Post.running(mail_service, keys) as running:
+        yield running
 
 
 def test_a_nomic_number_is_the_gms_alone_until_the_evaluation(mail_service: Service,

@@ -24,12 +24,8 @@ PUNTI = next(b for b in Recipes(None).get("bonus_for_adoption", "it").blanks
 
 @pytest.fixture
 def post(mail_service: Service, keys: Keys) -> Iterator[Post]:
-    post = Post(mail_service, keys)
-    post.server.start()
-    post.out.start()
-    yield post
-    post.server.stop()
-    post.out.stop()
+    with Post.running(mail_service, keys) as running:
+        yield running
 
 
 def _last(post: Post, address: str) -> str:
