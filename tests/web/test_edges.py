@@ -94,9 +94,9 @@ def test_an_empty_date_on_the_pages_is_a_page_with_the_reason(site) -> None:
 
 def get_routes() -> list[tuple[str, list[str]]]:
     """Every GET route (API, sign-in, pages) with the query parameters it reads."""
-    from scriba.web import api, auth, pages
+    from scriba.web import api, auth, pages, reads_api
 
-    routers = [api.router, auth.router] + [
+    routers = [reads_api.router, api.router, auth.router] + [
         getattr(importlib.import_module(f"scriba.web.pages.{info.name}"), "router", None)
         for info in pkgutil.iter_modules(pages.__path__)]
     routes = []

@@ -58,6 +58,10 @@ EXTRAS: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
      {"cases": "A game's cases: the docket, or one case whole."}),
     ("scriba.cli.correct", ("correct",),  # the record corrected, the game recomputed
      {"correct": "Correct a game's record: the game recomputed, the difference shown."}),
+    ("scriba.cli.fork", ("fork",),  # a new game with another's history up to a point
+     {"fork": "Fork a game: a new game with its history up to a point, played apart."}),
+    ("scriba.cli.simulate", ("simulate",),  # bots play a ruleset; what went wrong
+     {"simulate": "Let bots play a ruleset and report stalls, runaways and errors."}),
 ]
 
 

@@ -15,7 +15,9 @@ serve``, the CLI, the mail commands, a test), and handed to the interfaces toget
 - **checks** (:mod:`.rulecheck`): a proposal checked without being made, on the reads;
 - **cases** (:mod:`.cases`): the docket and each case in the reader's words, on the reads;
 - **corrections** (:mod:`.corrections`): the record corrected, the game recomputed and the
-  difference shown, on the commands (it follows the corrections the rules order).
+  difference shown, on the commands (it follows the corrections the rules order);
+- **forks** (:mod:`.forks`): a new game with another's history up to a point, written
+  through the commands' import.
 
 No part builds another: each is given what it uses (the store, a Protocol of what it
 needs), so the parts import one another in one direction only.
@@ -31,6 +33,7 @@ from scriba.service.accounts import Accounts
 from scriba.service.cases import CaseReads
 from scriba.service.commands import SNAPSHOT_EVERY, Commands
 from scriba.service.corrections import Corrections
+from scriba.service.forks import Forks
 from scriba.service.joining import MailJoins
 from scriba.service.mailroom import Mailroom
 from scriba.service.metrics import Metrics
@@ -73,6 +76,7 @@ class Service:
     joins: MailJoins
     cases: CaseReads
     corrections: Corrections
+    forks: Forks
 
     def close(self) -> None:
         """Write the snapshots still due, stop the rule workers, close the database."""
@@ -100,4 +104,4 @@ def open_service(db_url: str | None = None, *, host: SandboxHost | None = None,
     commands.add_commit_listener(joins.on_commit)  # seats a newcomer who asked by mail
     return Service(commands, reads, accounts, seats, outbox, mailroom, metrics,
                    Recipes(reads), RuleChecks(reads), joins, cases=CaseReads(reads),
-                   corrections=Corrections(commands))
+                   corrections=Corrections(commands), forks=Forks(commands))

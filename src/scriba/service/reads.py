@@ -4,85 +4,43 @@ the chronicle and per-period reports (:class:`Reads`, built on a
 :mod:`.history`).
 
 Reads never append anything. The common ones (actions, status, proposals, the rules now)
-work on the cached current state; reading the past replays the log up to that point.
+work on the cached current state (a game's state and log as the reads hold them:
+:mod:`.gamereads`); reading the past replays the log up to that point.
 """
 
 from __future__ import annotations
 
 import copy
-import functools
-from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
-from typing import Any, TypeVar
+from collections.abc import Iterable
+from typing import Any
 
-from scriba.kernel.events import Event, fold
 from scriba.kernel.state import GameState, natural_key
-from scriba.kernel.timeutil import normalize
 from scriba.service import actions, errors
 from scriba.service.actions import ActionInfo
-from scriba.service.history import (
-    LogCache,
-    SmallCache,
-    outsiders_attempts,
-    period_reports_of,
-    tell,
-)
+from scriba.service.gamereads import GameReads, held_read
+from scriba.service.history import SmallCache, outsiders_attempts, period_reports_of, tell
 from scriba.service.listing import period_label
 from scriba.service.messages import translate
 from scriba.service.narrate import Narrator
 from scriba.service.outcome import describe_outcome
 from scriba.service.past import rule_dict, state_at, time_arg
 from scriba.service.precedents import precedents
-from scriba.service.readstate import ReadStates
 from scriba.service.rulehistory import compare_rules, number_now, renumberings, rule_revisions
-from scriba.service.secrets import Secrets, Seer, secrets_of
+from scriba.service.secrets import Seer
 from scriba.service.source import GameSource
 from scriba.service.summary import summarize
 from scriba.service.words import Words, declared_words, show_value
-from scriba.store.bulk import collector_paused
-
-_T = TypeVar("_T")
 
 
-def _reading(method: Callable[..., _T]) -> Callable[..., _T]:
-    """A read of one game (its id first): the game's read state held for the whole call."""
-    @functools.wraps(method)
-    def held(self: Reads, game_id: str, *args: Any, **kwargs: Any) -> _T:
-        with self._states.holding(game_id):
-            return method(self, game_id, *args, **kwargs)
-    return held
-
-
-class Reads:
+class Reads(GameReads):
     """Read-only views of the games of one source (the live states and their log)."""
 
     def __init__(self, source: GameSource) -> None:
-        self.source = source
-        self.engine = source.engine
-        # The reads' own states, apart from the commands' live ones (see readstate).
-        self._states = ReadStates(source.latest_snapshot,
-                                  lambda game_id, seq: source.events(game_id, after=seq))
-        self._logs = LogCache()
+        super().__init__(source)
         # Public pages show a dry run on every view: the same question about the same
         # state (to the minute) is answered once.
         self._dry_runs = SmallCache(64)
         self._reports = SmallCache(16)
-        self._secrets = SmallCache(16)
-
-    def load(self, game_id: str) -> GameState:
-        """The game's last committed state, the reads' own (read it, never change it; it
-        is caught up by the next read of the game: hold :meth:`reading` to use it at
-        length)."""
-        with self._states.holding(game_id) as state:
-            return state
-
-    def reading(self, game_id: str) -> AbstractContextManager[GameState]:
-        """The game's last committed state, held still for the block: the game's read
-        lock, which no command takes (a vote never waits for a page)."""
-        return self._states.holding(game_id)
-
-    def now(self, state: GameState) -> str:
-        return self.source.now(state)
 
     def games(self, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
         """The games' lines in the listing (``limit`` from ``offset``, or all): id, name,
@@ -93,63 +51,14 @@ class Reads:
                                            ("language", "period", "players", "ended")}}
                 for g in self.source.games(limit, offset)]
 
-    def log(self, game_id: str) -> list[Event]:
-        """The whole log, read anew from the store."""
-        return self.source.events(game_id)
-
-    def replay(self, game_id: str, upto_seq: int | None = None,
-               upto_time: str | None = None) -> GameState:
-        """The state rebuilt from the whole log, optionally as it stood at a past point."""
-        with collector_paused():  # a bulk fold: see scriba.store.bulk
-            events = self.source.events(game_id, upto=upto_seq)
-            if upto_time is not None:
-                limit = normalize(upto_time)
-                events = [e for e in events if e["time"] <= limit]
-            return fold(events)
-
-    @_reading
+    @held_read
     def query(self, game_id: str, name: str, args: dict[str, Any] | None = None) -> Any:
         """The answer of the rules' query ``name`` (a rule's ``query_<name>`` hook)."""
         state = self.load(game_id)
         return self.engine.query(state, name, args or {}, self.now(state))
 
-    # --- the game -------------------------------------------------------------------
-    def _game(self, game_id: str) -> GameState:
-        state = self.load(game_id)  # an unknown game: errors.UnknownGame, from the store
-        # (inside a @_reading method: the state its read holds, not caught up again)
-        if not state.game_id:  # a snapshot-less miss: nothing was ever stored
-            raise errors.UnknownGame(translate("There is no game {game}.", "en", game=game_id))
-        return state
-
-    def _log(self, game_id: str) -> list[Event]:
-        """The whole log, for reading only: kept between calls (a log only grows), so a
-        read fetches just the events appended since the last one."""
-        return self._logs.events(self.source, game_id)
-
-    @_reading
-    def secrets(self, game_id: str) -> Secrets:
-        """What readers may not see yet (:mod:`.secrets`): sealed moves, private values."""
-        state = self._game(game_id)
-        key = (game_id, state.seq)
-        found = self._secrets.get(key)
-        if found is None:
-            declared = self.engine.declarations(state)
-            # No sealed action in force: nothing waits for a reveal (a page reads no log).
-            sealing = any(a.get("sealed") for a in declared.actions.values())
-            log = [e for e in self._log(game_id) if e["seq"] <= state.seq] if sealing else []
-            found = secrets_of(log, declared)  # (a repealed sealed action's moves show)
-            self._secrets.put(key, found)
-        return found
-
-    @_reading
-    def words(self, game_id: str, language: str | None = None,
-              state: GameState | None = None) -> Words:
-        """The game's own words: labels of variables and offices, vote words, labels."""
-        state = state or self._game(game_id)
-        return declared_words(state, self.engine.declarations(state), language)
-
     # --- actions (see .actions) ------------------------------------------------------
-    @_reading
+    @held_read
     def actions_for(self, game_id: str, player: str | None) -> list[ActionInfo]:
         """What ``player`` may do now: the actions the rules in force would not refuse,
         with the values open for their parameters, the moves owed first; nothing for a
@@ -157,19 +66,19 @@ class Reads:
         state = self._game(game_id)
         return actions.available(self.engine, state, player, self.now(state))
 
-    @_reading
+    @held_read
     def permitted_actions(self, game_id: str, player: str | None) -> list[ActionInfo]:
         """The actions ``player``'s seat permits, whatever the rules would say now (what a
         letter or a form may name); for ``None``, the joining ones open to anyone."""
         return actions.permitted(self.engine, self._game(game_id), player)
 
-    @_reading
+    @held_read
     def officer_actions(self, game_id: str) -> list[ActionInfo]:
         """Actions that only holders of an office may take, whoever holds it now."""
         return [a for a in actions.declared(self.engine, self._game(game_id))
                 if any(w.startswith("office:") for w in a.who)]
 
-    @_reading
+    @held_read
     def declared_actions(self, game_id: str) -> list[ActionInfo]:
         """Every action the rules in force declare, whoever may take it."""
         return actions.declared(self.engine, self._game(game_id))
@@ -183,7 +92,7 @@ class Reads:
                 for r in list_rulesets()]
 
     # --- state ----------------------------------------------------------------------
-    @_reading
+    @held_read
     def summary(self, game_id: str, parts: Iterable[str] | None = None,
                 seen_by: Seer | None = None) -> dict[str, Any]:
         """The game now (the JSON of ``scenario run --json``); ``parts``: only those keys
@@ -195,7 +104,7 @@ class Reads:
                                {key: whole[key] for key in parts if key in whole})
         return chosen if seen_by is None else self.secrets(game_id).summary(chosen, seen_by)
 
-    @_reading
+    @held_read
     def status(self, game_id: str, language: str | None = None) -> dict[str, Any]:
         state = self._game(game_id)
         words = self.words(game_id, language, state)
@@ -223,7 +132,7 @@ class Reads:
                   since: bool = False) -> GameState:
         return state_at(self._game(game_id), lambda: self._log(game_id), at, seq, since)
 
-    @_reading
+    @held_read
     def rules_at(self, game_id: str, at: str | None = None,
                  seq: int | None = None) -> list[dict[str, Any]]:
         """Every rule as it stood at a date or after an event (now by default), in force
@@ -233,7 +142,7 @@ class Reads:
                        key=lambda r: (not r["in_force"], natural_key(r["id"])))
         return [rule_dict(r) for r in rules]
 
-    @_reading
+    @held_read
     def rule_history(self, game_id: str, rule_id: str) -> dict[str, Any]:
         """The rule now and each of its revisions: which change, when, by whose proposal,
         with the text and code it had after that change; and its precedents."""
@@ -243,7 +152,7 @@ class Reads:
         return {**rule_dict(state.rules[rule_id]), "revisions": revisions,
                 "precedents": judgments}
 
-    @_reading
+    @held_read
     def precedents(self, game_id: str, rule_id: str) -> list[dict[str, Any]]:
         """The judgments interpreting the rule, newest first (service/precedents.py)."""
         state, rule_id = self._game(game_id), str(rule_id)
@@ -253,7 +162,7 @@ class Reads:
                 "There is no rule {rule} in this game.", rule=rule_id)
         return precedents(state, rule_id)
 
-    @_reading
+    @held_read
     def renumbered(self, game_id: str, rule_id: str) -> str | None:
         """The number of the rule that was numbered ``rule_id`` until a renumbering, when
         no rule has that number now (an old address leads there); else None."""
@@ -264,7 +173,7 @@ class Reads:
         now = number_now(renumberings(self._log(game_id)), rule_id, 0)
         return now if now != rule_id and now in state.rules else None
 
-    @_reading
+    @held_read
     def ruleset_diff(self, game_id: str, since: str, until: str | None = None
                      ) -> list[dict[str, Any]]:
         """Rules enacted, repealed or changed between two dates (from the start of
@@ -276,7 +185,7 @@ class Reads:
         return compare_rules(before, after)
 
     # --- proposals ------------------------------------------------------------------
-    @_reading
+    @held_read
     def proposals(self, game_id: str, status: str | None = None, before: int | None = None,
                   limit: int | None = None, seen_by: Seer | None = None
                   ) -> list[dict[str, Any]]:
@@ -294,7 +203,7 @@ class Reads:
         secrets = self.secrets(game_id)
         return [secrets.proposal(_proposal_dict(p), seen_by) for p in chosen]
 
-    @_reading
+    @held_read
     def proposal(self, game_id: str, ref: str | int,
                  seen_by: Seer | None = None) -> dict[str, Any]:
         """One proposal; ``seen_by``: without the votes still sealed for that reader."""
@@ -302,7 +211,7 @@ class Reads:
         found = _proposal_dict(_find_proposal(state, ref))
         return found if seen_by is None else self.secrets(game_id).proposal(found, seen_by)
 
-    @_reading
+    @held_read
     def dry_run(self, game_id: str, ref: str | int,
                 language: str | None = None) -> dict[str, Any]:
         from scriba.service.dryrun import dry_run  # kept apart: it drives the kernel
@@ -341,7 +250,7 @@ class Reads:
         return reply
 
     # --- the chronicle --------------------------------------------------------------
-    @_reading
+    @held_read
     def chronicle(self, game_id: str, language: str | None = None,
                   player: str | None = None, kinds: Iterable[str] | None = None,
                   after_seq: int = 0, limit: int | None = None, since: str | None = None,
@@ -378,7 +287,7 @@ class Reads:
         return tell(self._log(game_id), narrator, player, kinds, after_seq, limit, since, until,
                     before_seq, viewer, officer, secrets.private_vars, secrets.sealing)
 
-    @_reading
+    @held_read
     def outsiders_attempts(self, game_id: str, language: str | None = None,
                            limit: int = 50) -> list[dict[str, Any]]:
         """The latest refused commands of people who were not players when they sent them
@@ -387,7 +296,7 @@ class Reads:
         narrator = Narrator(self.words(game_id, language, state))
         return outsiders_attempts(self._log(game_id), narrator, limit)
 
-    @_reading
+    @held_read
     def period_reports(self, game_id: str, language: str | None = None
                        ) -> list[dict[str, Any]]:
         """One report per period: ``title``, ``start``, ``end`` (None while it runs),

@@ -52,8 +52,18 @@ from scriba.service.errors import (
     UnknownGame,
 )
 from scriba.service.ratelimit import RateLimited
-from scriba.web import api, auth, deadlines, health, recipes_api, sessions, unsubscribe
+from scriba.web import (
+    api,
+    auth,
+    deadlines,
+    health,
+    reads_api,
+    recipes_api,
+    sessions,
+    unsubscribe,
+)
 from scriba.web.cases_api import router as cases_router
+from scriba.web.forks_api import router as forks_router
 from scriba.web.pages import common
 from scriba.web.problems import TITLES, problem
 
@@ -410,9 +420,11 @@ def create_app(service_or_db_url: Service | str | None = None, *,
                               "`scriba token GAME PLAYER`).")
     app.state.service = service
     install_error_handlers(app)
+    app.include_router(reads_api.router)  # reading a game; first, as when it was api's
     app.include_router(api.router)
     app.include_router(recipes_api.router)
     app.include_router(cases_router)  # cases and corrections
+    app.include_router(forks_router)  # a game forked at a point
     api.install_openapi(app)
     app.include_router(auth.router)
     app.include_router(health.router)  # /healthz, /metrics: no player data
