@@ -60,6 +60,13 @@ class Server:
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
+def published(game: str, db: str, out: Path) -> list[Path]:
+    """``scriba publish`` run for real into ``out``: the pages and feeds it wrote."""
+    subprocess.run([SCRIBA, "publish", game, "--out", str(out), "--db", db],
+                   check=True, capture_output=True, timeout=120)
+    return sorted(p for p in out.rglob("*") if p.suffix in (".html", ".atom"))
+
+
 def csrf_of(html: str) -> str:
     match = CSRF.search(html)
     assert match, "no CSRF token in the page"

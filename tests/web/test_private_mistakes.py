@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from pageserver import SCRIBA, Server, csrf_of, signed_in
+from pageserver import SCRIBA, Server, csrf_of, published, signed_in
 
 from scriba.service import open_service
 
@@ -137,10 +137,7 @@ def test_the_feed_and_the_apis_log_keep_refusals_private(site) -> None:
 
 
 def test_the_published_site_and_the_cli_leave_refusals_out(site, tmp_path: Path) -> None:
-    out = tmp_path / "site"
-    subprocess.run([SCRIBA, "publish", GAME, "--out", str(out), "--db", site["db"]],
-                   check=True, capture_output=True, timeout=120)
-    pages = [p for p in out.rglob("*") if p.suffix in (".html", ".atom")]
+    pages = published(GAME, site["db"], tmp_path / "site")
     assert len(pages) > 5
     for page in pages:
         text = page.read_text(encoding="utf-8")

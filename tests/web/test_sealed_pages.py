@@ -8,12 +8,11 @@ both in the chronicle; the variable itself stays its player's (declared private)
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import httpx
 import pytest
-from pageserver import SCRIBA, Server, csrf_of, signed_in
+from pageserver import Server, csrf_of, published, signed_in
 
 from scriba.service import open_service
 
@@ -97,10 +96,7 @@ def test_the_officer_reads_both(site) -> None:
 
 
 def test_the_published_site_shows_neither(site, tmp_path: Path) -> None:
-    out = tmp_path / "site"
-    subprocess.run([SCRIBA, "publish", GAME, "--out", str(out), "--db", site["db"]],
-                   check=True, capture_output=True, timeout=120)
-    written = [p for p in out.rglob("*") if p.suffix in (".html", ".atom")]
+    written = published(GAME, site["db"], tmp_path / "site")
     assert len(written) > 5
     for page in written:
         text = page.read_text(encoding="utf-8")
