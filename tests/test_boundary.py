@@ -17,8 +17,8 @@ The layers, from the bottom:
 - the service, ``scriba.service``: the one way in (``scriba.service.flr`` is the way to
   the Agora format);
 - the interfaces: ``scriba.cli``, ``scriba.web``, ``scriba.mail``;
-- tools beside the product, not part of it: the records research (``scriba.research``),
-  the benchmarks (``scriba.bench``) and the proposal lab (``scriba.lab``). They drive the
+- tools beside the product, not part of it: the records research (``scriba.research``)
+  and the benchmarks (``scriba.bench``). They drive the
   service and look at the engine directly, on purpose; the CLI runs them as developer
   commands.
 
@@ -46,7 +46,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "scriba"
 INTERFACES = ("scriba.cli", "scriba.web", "scriba.mail")
 ENGINE = ("scriba.kernel", "scriba.rulecode", "scriba.store")
 SERVICE = "scriba.service"
-TOOLS = ("scriba.research", "scriba.bench", "scriba.lab")
+TOOLS = ("scriba.research", "scriba.bench")
 
 
 def within(module: str, packages: str | tuple[str, ...]) -> bool:

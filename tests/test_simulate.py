@@ -10,9 +10,10 @@ import json
 import pytest
 from test_cli import scriba
 
-from scriba.lab.bots import Bot
-from scriba.lab.findings import describe, runaways
-from scriba.lab.simulate import simulate
+from scriba.service import open_service
+from scriba.service.lab.bots import Bot
+from scriba.service.lab.findings import describe, runaways
+from scriba.service.lab.simulate import simulate
 from scriba.service.rulesets import list_rulesets
 
 RULESETS = sorted(r.id for r in list_rulesets())
@@ -38,7 +39,7 @@ BROKEN = {"id": "900", "title": "Broken", "attributes": {}, "text": "Votes break
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_random_bots_play_every_bundled_ruleset_without_a_fault(ruleset):
-    (found,), _ = simulate(ruleset, games=1, turns=10, bots=["random"], seed=1)
+    (found,), _ = simulate(open_service, ruleset, games=1, turns=10, bots=["random"], seed=1)
     assert found.actions > 0, "the bots found nothing to do"
     assert found.internal_errors == []
     assert found.replay_matches is True
@@ -46,37 +47,39 @@ def test_random_bots_play_every_bundled_ruleset_without_a_fault(ruleset):
 
 
 def test_the_same_seed_plays_the_same_games_in_one_process_or_two():
-    first, _ = simulate("decameronomic-rimaneggiato", 2, 4, ["random", "for"], seed=7)
-    again, _ = simulate("decameronomic-rimaneggiato", 2, 4, ["random", "for"], seed=7,
+    first, _ = simulate(open_service, "decameronomic-rimaneggiato", 2, 4, ["random", "for"], seed=7)
+    again, _ = simulate(open_service, "decameronomic-rimaneggiato", 2, 4, ["random", "for"], seed=7,
                         workers=2)
     assert [f.game for f in again] == [1, 2]
     assert [f.to_dict() for f in first] == [f.to_dict() for f in again]
-    other, _ = simulate("decameronomic-rimaneggiato", 2, 4, ["random", "for"], seed=8)
+    other, _ = simulate(open_service, "decameronomic-rimaneggiato", 2, 4, ["random", "for"], seed=8)
     played = [{**f.to_dict(), "seed": None} for f in first]
     assert [{**f.to_dict(), "seed": None} for f in other] != played
 
 
 def test_a_rule_farming_votes_is_found_as_a_runaway():
-    (found,), _ = simulate("nomic3", 1, 12, ["for", "against"], seed=1, extra_rules=[FARM])
+    (found,), _ = simulate(open_service, "nomic3", 1, 12, ["for", "against"], seed=1,
+                           extra_rules=[FARM])
     assert [(r["who"], r["name"]) for r in found.runaways] == [("Ada", "points")]
     assert "Runaway: Ada's points ended at" in "\n".join(describe(found))
 
 
 def test_a_harmless_rule_gives_no_finding():
-    (found,), _ = simulate("nomic3", 1, 12, ["for", "against"], seed=1,
+    (found,), _ = simulate(open_service, "nomic3", 1, 12, ["for", "against"], seed=1,
                            extra_rules=[HARMLESS])
     assert found.problems == 0, "\n".join(describe(found))
     assert found.internal_errors == [] and found.replay_matches is True
 
 
 def test_a_rule_refusing_everything_is_found_as_a_stall():
-    (found,), _ = simulate("suber", 1, 3, ["random"], seed=1, extra_rules=[BLOCKING])
+    (found,), _ = simulate(open_service, "suber", 1, 3, ["random"], seed=1, extra_rules=[BLOCKING])
     assert found.stall_turn == 1 and found.actions == 0
     assert "Stalled in turn 1" in "\n".join(describe(found))
 
 
 def test_a_rule_breaking_on_votes_is_found_as_aborts():
-    (found,), _ = simulate("nomic3", 1, 6, ["for", "against"], seed=1, extra_rules=[BROKEN])
+    (found,), _ = simulate(open_service, "nomic3", 1, 6, ["for", "against"], seed=1,
+                           extra_rules=[BROKEN])
     assert [(a["rule"], a["hook"]) for a in found.aborts] == [("900", "on_vote_cast")]
     assert found.aborts[0]["count"] >= 1 and "broken on purpose" in found.aborts[0]["reason"]
     told = "\n".join(describe(found))

@@ -1,5 +1,5 @@
 """``scriba simulate RULESET --games N --turns T --bots random,for --seed S [--json]``:
-bots play games of a bundled ruleset in memory (:mod:`scriba.lab`), one game after the
+bots play games of a bundled ruleset in memory (:mod:`scriba.service.lab`), one game after the
 other or ``--workers`` side by side, and the findings are told in sentences (a
 developer's tool: in English), or with ``--json`` as data."""
 
@@ -33,9 +33,10 @@ def simulate_command(
 ) -> None:
     """Let bots play a ruleset and report how the games end, stalls, runaways, rule-code
     aborts, offered actions refused and internal errors."""
-    from scriba.lab.bots import STRATEGIES
-    from scriba.lab.findings import describe, summary
-    from scriba.lab.simulate import simulate
+    from scriba.service import open_service
+    from scriba.service.lab.bots import STRATEGIES
+    from scriba.service.lab.findings import describe, summary
+    from scriba.service.lab.simulate import simulate
     from scriba.service.rulesets import list_rulesets
 
     known = [r.id for r in list_rulesets()]
@@ -49,8 +50,8 @@ def simulate_command(
         raise Mistake("Choose 1 to 1000 games, 1 to 10000 turns and 1 to 8 players.")
     if not 1 <= workers <= (os.cpu_count() or 1):
         raise Mistake(f"Choose 1 to {os.cpu_count() or 1} workers (the machine's cores).")
-    found, seconds = simulate(ruleset, games, turns, strategies, seed, players=players,
-                              workers=workers)
+    found, seconds = simulate(open_service, ruleset, games, turns, strategies, seed,
+                              players=players, workers=workers)
     if as_json:
         print(json.dumps({"ruleset": ruleset, "seed": seed, "seconds": round(seconds, 2),
                           "games": [f.to_dict() for f in found]}, ensure_ascii=False))

@@ -10,14 +10,20 @@ from __future__ import annotations
 import multiprocessing
 import time
 import traceback
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
-from scriba.lab.bots import Bot
-from scriba.lab.findings import GameFindings, aborts, numbers, paired_runaways, runaways
 from scriba.rulesets import load_ruleset
-from scriba.service import Service, open_service
 from scriba.service.errors import ServiceError
+from scriba.service.lab.bots import Bot
+from scriba.service.lab.findings import GameFindings, aborts, numbers, paired_runaways, runaways
+
+if TYPE_CHECKING:
+    from scriba.service.assembly import Service
+
+# Opens a service on a database URL (:func:`scriba.service.open_service`): handed in by
+# whoever runs the lab, since the service is assembled with the lab among its parts.
+Opener = Callable[[str], "Service"]
 
 START = "2026-01-05T12:00:00Z"
 NAMES = ["Ada", "Bruno", "Carla", "Dario", "Elena", "Fritz", "Greta", "Hugo"]
@@ -28,16 +34,17 @@ def warmup_turns(turns: int) -> int:
     return max(1, min(3, turns // 4))
 
 
-def simulate(ruleset: str, games: int, turns: int, bots: list[str], seed: int,
+def simulate(opener: Opener, ruleset: str, games: int, turns: int, bots: list[str], seed: int,
              extra_rules: list[dict[str, Any]] | None = None,
              players: int | None = None, workers: int = 1
              ) -> tuple[list[GameFindings], float]:
-    """``games`` games, each in its own in-memory service (in ``workers`` processes, or
-    one after the other); their findings, in order, and the seconds they took. With
-    ``extra_rules`` (a proposal's rules, in force from the start), each game is also
-    played without them, for the runaways. The findings do not depend on ``workers``."""
+    """``games`` games, each in its own in-memory service opened by ``opener`` (in
+    ``workers`` processes, or one after the other); their findings, in order, and the
+    seconds they took. With ``extra_rules`` (a proposal's rules, in force from the
+    start), each game is also played without them, for the runaways. The findings do
+    not depend on ``workers``."""
     started = time.perf_counter()
-    jobs = [(ruleset, index, turns, bots, seed, extra_rules, players)
+    jobs = [(opener, ruleset, index, turns, bots, seed, extra_rules, players)
             for index in range(1, games + 1)]
     if workers > 1 and games > 1:
         context = multiprocessing.get_context("spawn")  # no forked sandbox pool or database
@@ -48,14 +55,14 @@ def simulate(ruleset: str, games: int, turns: int, bots: list[str], seed: int,
     return found, time.perf_counter() - started
 
 
-def play_paired(ruleset: str, index: int, turns: int, bots: list[str], seed: int,
+def play_paired(opener: Opener, ruleset: str, index: int, turns: int, bots: list[str], seed: int,
                 extra_rules: list[dict[str, Any]] | None,
                 players: int | None) -> GameFindings:
     """One game's findings; with ``extra_rules``, its runaways against the same game
     played without them."""
-    findings, end = play(ruleset, index, turns, bots, seed, extra_rules, players)
+    findings, end = play(opener, ruleset, index, turns, bots, seed, extra_rules, players)
     if extra_rules:
-        baseline, without = play(ruleset, index, turns, bots, seed, None, players)
+        baseline, without = play(opener, ruleset, index, turns, bots, seed, None, players)
         theirs = {(r["who"], r["name"]) for r in baseline.runaways}
         findings.runaways = [r for r in findings.runaways
                              if (r["who"], r["name"]) not in theirs]
@@ -63,12 +70,12 @@ def play_paired(ruleset: str, index: int, turns: int, bots: list[str], seed: int
     return findings
 
 
-def play(ruleset: str, index: int, turns: int, bots: list[str], seed: int,
+def play(opener: Opener, ruleset: str, index: int, turns: int, bots: list[str], seed: int,
          extra_rules: list[dict[str, Any]] | None = None,
          players: int | None = None
          ) -> tuple[GameFindings, dict[tuple[str, str], float]]:
     """One game's findings, and its numbers at the end."""
-    service = open_service("sqlite://")
+    service = opener("sqlite://")
     try:
         return _play(service, ruleset, index, turns, bots, seed, extra_rules, players)
     finally:
