@@ -12,7 +12,7 @@ from test_cli import scriba
 
 from scriba.service import open_service
 from scriba.service.lab.bots import Bot
-from scriba.service.lab.findings import describe, runaways
+from scriba.service.lab.findings import describe, paired_runaways, runaways
 from scriba.service.lab.simulate import simulate
 from scriba.service.rulesets import list_rulesets
 
@@ -32,6 +32,13 @@ HARMLESS = {"id": "900", "title": "Welcome to voters", "attributes": {},
 BLOCKING = {"id": "900", "title": "Nothing more", "attributes": {},
             "text": "Nothing may be done.",
             "code": 'def check(game, command):\n    return "Nothing may be done."\n'}
+# A rule that spends every step it may on every vote.
+SPENDTHRIFT = {"id": "900", "title": "Counting", "attributes": {}, "text": "Count forever.",
+               "code": 'def on_vote_cast(game, event):\n'
+                       '    n = 0\n'
+                       '    for i in range(100000000):\n'
+                       '        n += i\n'
+                       '    return []\n'}
 # A rule that breaks on every vote.
 BROKEN = {"id": "900", "title": "Broken", "attributes": {}, "text": "Votes break it.",
           "code": 'def on_vote_cast(game, event):\n    fail("broken on purpose")\n'}
@@ -44,6 +51,7 @@ def test_random_bots_play_every_bundled_ruleset_without_a_fault(ruleset):
     assert found.internal_errors == []
     assert found.replay_matches is True
     assert found.refused == [], "\n".join(describe(found))
+    assert found.invariants == [], "\n".join(describe(found))
 
 
 def test_the_same_seed_plays_the_same_games_in_one_process_or_two():
@@ -60,8 +68,10 @@ def test_the_same_seed_plays_the_same_games_in_one_process_or_two():
 def test_a_rule_farming_votes_is_found_as_a_runaway():
     (found,), _ = simulate(open_service, "nomic3", 1, 12, ["for", "against"], seed=1,
                            extra_rules=[FARM])
-    assert [(r["who"], r["name"]) for r in found.runaways] == [("Ada", "points")]
-    assert "Runaway: Ada's points ended at" in "\n".join(describe(found))
+    assert [(f["who"], f["variable"]) for f in found.findings() if f["kind"] == "runaway"] \
+        == [("Ada", "points")]
+    assert "Runaway: Ada's points went from" in "\n".join(describe(found))
+    assert "without the proposal" in "\n".join(describe(found))
 
 
 def test_a_harmless_rule_gives_no_finding():
@@ -74,14 +84,17 @@ def test_a_harmless_rule_gives_no_finding():
 def test_a_rule_refusing_everything_is_found_as_a_stall():
     (found,), _ = simulate(open_service, "suber", 1, 3, ["random"], seed=1, extra_rules=[BLOCKING])
     assert found.stall_turn == 1 and found.actions == 0
+    assert {"kind": "stall", "turn": 1} in found.findings()
     assert "Stalled in turn 1" in "\n".join(describe(found))
 
 
 def test_a_rule_breaking_on_votes_is_found_as_aborts():
     (found,), _ = simulate(open_service, "nomic3", 1, 6, ["for", "against"], seed=1,
                            extra_rules=[BROKEN])
-    assert [(a["rule"], a["hook"]) for a in found.aborts] == [("900", "on_vote_cast")]
-    assert found.aborts[0]["count"] >= 1 and "broken on purpose" in found.aborts[0]["reason"]
+    (abort,) = [f for f in found.findings() if f["kind"] == "abort"]
+    assert (abort["rule"], abort["hook"]) == ("900", "on_vote_cast") and found.budget == []
+    assert abort["count"] >= 1 and "broken on purpose" in abort["reason"]
+    assert abort["first_turn"] >= 1
     told = "\n".join(describe(found))
     assert "Rule 900 aborted" in told and "error: fail: broken on purpose" in told
     assert "Traceback" not in told
@@ -95,7 +108,7 @@ def test_a_runaway_is_steady_growth_not_a_value_set_once():
     end = {("Ada", "points"): 41.0, ("Bo", "due"): 100.0, ("game", "day"): 1.8e9,
            ("Cy", "points"): 14.0}
     assert runaways(start, middle, end) == [
-        {"who": "Ada", "name": "points", "start": 2, "end": 41}]
+        {"who": "Ada", "variable": "points", "start": 2, "end": 41, "baseline": None}]
 
 
 def test_an_idle_bot_never_acts_and_a_for_bot_votes_for():
@@ -125,6 +138,64 @@ def test_the_command_tells_the_findings_in_sentences_and_as_json():
                              "--seed", "2", "--bots", "for,idle", "--json").stdout)
     assert data["games"][0]["bots"] == ["for", "idle", "for"]
     assert data["games"][0]["replay_matches"] is True
+    assert [f["kind"] for f in data["games"][0]["findings"]] in ([], ["ended"])
     refused = scriba("simulate", "suber", "--bots", "clever", check=False)
-    assert refused.returncode != 0 and "random, for, against, idle" in refused.stdout \
+    assert refused.returncode != 0 and "random, for, against, self, idle" in refused.stdout \
         + refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_a_rule_out_of_steps_is_told_apart_from_other_aborts():
+    (found,), _ = simulate(open_service, "nomic3", 1, 4, ["for", "against"], seed=1,
+                           extra_rules=[SPENDTHRIFT])
+    kinds = [f["kind"] for f in found.findings()]
+    assert "budget" in kinds and "abort" not in kinds
+    (budget,) = [f for f in found.findings() if f["kind"] == "budget"]
+    assert (budget["rule"], budget["hook"]) == ("900", "on_vote_cast") and budget["count"] >= 1
+    assert "Rule 900 ran out of its budget" in "\n".join(describe(found))
+
+
+# DecameroNomic's invariants (rules 7 and 2300), broken on purpose by a rule in force from
+# the start: the first Giornata begins with nobody as King and the Crown in debt.
+BREAKER = {"id": "900", "title": "Disorder", "attributes": {}, "text": "No King, debts.",
+           "code": 'def on_game_started(game, event):\n'
+                   '    return [std.set_var("day", 1), std.set_var("crown_treasury", -5)]\n'}
+
+
+def test_the_invariants_a_ruleset_declares_are_reported_once_with_their_turn():
+    (found,), _ = simulate(open_service, "decameronomic", 1, 2, ["idle"], seed=1,
+                           extra_rules=[BREAKER])
+    said = {f["rule"]: f for f in found.findings() if f["kind"] == "invariant"}
+    assert set(said) == {"7", "2300"}, "\n".join(describe(found))
+    assert "il Re non c'è" in said["7"]["statement"]
+    assert "Tesoro della Corona non è mai negativo" in said["2300"]["statement"]
+    assert [f["turn"] for f in said.values()] == [1, 1]
+    assert len([f for f in found.findings() if f["kind"] == "invariant"]) == 2  # once each
+
+
+def test_the_self_interested_bot_votes_for_what_raises_its_own_score():
+    class Offered:
+        def __init__(self, name, kind, params, options):
+            self.name, self.kind, self.params, self.options = name, kind, params, options
+            self.choices, self.due = {"for": "for", "against": "against"}, False
+
+    vote = Offered("vote", "vote", {"proposal": "proposal", "choice": "any"},
+                   {"proposal": ["7", "8"], "choice": ["for", "against"]})
+    gains = {"7": 3.0, "8": -1.0}
+    asked = []
+    bot = Bot("self", "s")
+    assert bot.choose([vote], ["Ada"], lambda p: asked.append(p) or gains[p]) == (
+        "vote", {"proposal": "7", "choice": "for"})
+    vote.options["proposal"] = ["8"]
+    assert bot.choose([vote], ["Ada"], lambda p: asked.append(p) or gains[p]) == (
+        "vote", {"proposal": "8", "choice": "against"})
+    assert asked == ["7", "8"]
+
+
+def test_a_paired_runaway_is_a_steadily_growing_excess_not_a_one_time_gift():
+    ada = ("Ada", "points")
+    without = ({ada: 7.0}, {ada: 7.0}, {ada: 14.0})
+    farmed = ({ada: 10.0}, {ada: 13.0}, {ada: 26.0})  # 3, 6, 12 more than without
+    gift = ({ada: 17.0}, {ada: 17.0}, {ada: 24.0})  # 10 more, from the start to the end
+    assert paired_runaways(farmed, without) == [
+        {"who": "Ada", "variable": "points", "start": 10, "end": 26, "baseline": 14}]
+    assert paired_runaways(gift, without) == []

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scriba.cli.main import DbOption, Mistake, _read_text, _service
+from scriba.cli.apps import DbOption
+from scriba.cli.common import Mistake, _read_text, _service
 from scriba.cli.output import safe_block, say
 
 if TYPE_CHECKING:

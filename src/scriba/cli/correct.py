@@ -11,7 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
-from scriba.cli.main import DbOption, Mistake, _service
+from scriba.cli.apps import DbOption
+from scriba.cli.common import Mistake, _service
 from scriba.cli.output import safe_block, say
 
 

@@ -9,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-from scriba.cli.main import DbOption, _service
+from scriba.cli.apps import DbOption
+from scriba.cli.common import _service
 from scriba.cli.output import safe, say
 
 

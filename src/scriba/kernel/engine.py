@@ -245,6 +245,19 @@ class Engine:
         return timers.advance(self, state, now)
 
     # --- queries ----------------------------------------------------------------------
+    def invariants(self, state: GameState, now: str) -> list[tuple[str, str]]:
+        """What the rules' ``invariants(game)`` hooks say does not hold now: (rule id,
+        statement) pairs. Nothing is enforced: the proposal lab reports them. A hook
+        that fails or answers something else than texts says nothing."""
+        if not self.rules.hooked(state, "invariants"):
+            return []  # no rule declares any: no view built, nothing asked
+        view = build_view(state, self.precedence(state), now=normalize(now), with_text=True)
+        with self.command():
+            results = Run(self, state, now).call_all("invariants", view, [])
+        return [(result.rule_id, statement) for result in results
+                if result.error is None and isinstance(result.value, list | tuple)
+                for statement in result.value if isinstance(statement, str) and statement]
+
     def query(self, state: GameState, name: str, args: dict[str, Any], now: str) -> Any:
         view = build_view(state, self.precedence(state), now=normalize(now), with_text=True)
         with self.command():

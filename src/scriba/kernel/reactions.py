@@ -79,7 +79,7 @@ class Run:
         """Rules to ask with ``hook``: those defining it or, for ``check`` and
         ``on_action_taken``, the hook of this one ``action``, in precedence order. A rule
         defining both is asked once: its generated dispatcher calls the general hook,
-        then the action's (:func:`scriba.rulecode.worker._dispatcher`)."""
+        then the action's (:func:`scriba.rulecode.callcode._dispatcher`)."""
         targets = self.rules.hooked(self.state, hook)
         specific = action_hook(hook, action)
         extra = self.rules.hooked(self.state, specific) if specific else []

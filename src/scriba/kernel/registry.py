@@ -97,7 +97,8 @@ DISPATCHED = tuple(t.name for t in _TYPES if t.dispatched)
 # --- the names a rule's code may define at top level ---------------------------------
 
 DECLARATIONS = ("actions", "variables", "offices", "notices", "reacts_to")
-FIXED_HOOKS = ("check", "due")  # due(game): the moves players owe (std.due)
+FIXED_HOOKS = ("check", "due", "invariants")  # due(game): the moves players owe (std.due);
+# invariants(game): what the ruleset says must always hold and does not (the proposal lab)
 PREFIXES = ("on_", "transform_", "query_")  # on_<event type>, transform_<name>, query_<name>
 # Hooks for one action (actions are declared by rules, so any name): check_<action> is
 # asked with ``check`` about that action's commands, on_action_<action> with
@@ -144,7 +145,7 @@ def hook_name_error(name: str) -> str | None:
     hint = f"did you mean {guess}? " if guess else ""
     return (f"{name}: not a hook the kernel calls ({hint}a helper's name starts with _; "
             "hooks are actions, variables, offices, notices, reacts_to, check, check_<action>, "
-            "due, "
+            "due, invariants, "
             "on_<event>, on_action_<action>, transform_<name>, query_<name>)")
 
 

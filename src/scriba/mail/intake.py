@@ -26,29 +26,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scriba.mail import requests, strangers
+from scriba.mail import strangers
 from scriba.mail.addresses import route, signed_games
 from scriba.mail.auth import DATE_WINDOW, Signature, dated_within, verified_signature
-from scriba.mail.cleanup import strip_quotes
-from scriba.mail.commands import Command, Preference
 from scriba.mail.letter import (
     Letter,
     message_id_of,
     read_letter,
     unsigned_identity,
 )
-from scriba.mail.reading import how_to_write, note, read_commands
+from scriba.mail.performing import Performing
 from scriba.mail.replies import say
 from scriba.service import Service
-from scriba.service.errors import ServiceError
 from scriba.service.inbound import MAX_LETTER_BYTES, envelope_sender
-from scriba.service.letters import LetterContext, current_letter, game_address, mail_domain
-from scriba.service.receipts import understood
-from scriba.service.rules_letter import make_letter
+from scriba.service.letters import LetterContext, game_address, mail_domain
 
 MAX_BYTES = MAX_LETTER_BYTES
 log = logging.getLogger(__name__)
-MAX_COMMANDS = 50
 
 
 @dataclass
@@ -60,13 +54,14 @@ class Received:
     answers: list[str] = field(default_factory=list)
 
 
-class Intake:
+class Intake(Performing):
+    """Every letter's one way in. Who wrote it is found by
+    :class:`~scriba.mail.senders.Senders`; what it asks is done by
+    :class:`~scriba.mail.performing.Performing`."""
+
     def __init__(self, service: Service, dnsfunc: Callable[..., Any] | None = None,
                  max_bytes: int = MAX_BYTES) -> None:
-        self.service = service
-        self.mailroom = service.mailroom
-        self.outbox = service.outbox
-        self.clock = self.outbox.clock  # one clock for letters' ages and replies' keys
+        super().__init__(service)
         self.dnsfunc = dnsfunc
         self.max_bytes = max_bytes
 
@@ -246,163 +241,6 @@ class Intake:
         self.mailroom.finish(letter_id, "refused", "a personal address of another sender",
                              game)
         return Received(letter.message_id, "refused", game)
-
-    def _commands(self, context: LetterContext, game: str, player: str,
-                  letter: Letter) -> list[str]:
-        try:
-            # Every action the rules declare, not only what the seat may do now: a letter
-            # naming a move the rules refuse gets their refusal, not "nothing understood".
-            actions = self.service.reads.declared_actions(game)
-            labels = self.service.reads.words(game, context.language).action_texts
-        except ServiceError:
-            actions, labels = [], {}
-        # prose (greetings, sign-offs) is passed over; lines meant as commands and not
-        # understood are listed in one note at the end, in the game's words
-        reading = read_commands(letter.text, letter.subject, actions, labels,
-                                context.language, letter.attachments, author=player,
-                                limit=MAX_COMMANDS)
-        items = reading.items[:MAX_COMMANDS]
-        unclear = note(reading, context.language)
-        asked = requests.split(letter.text)[0] if not items else []
-        if asked:  # no command, but the rules, the standings...: answered, not "nothing"
-            context.n, context.line = 0, ""
-            text = strangers.answer_requests(self, context, game, asked)
-            self.outbox.reply(context, "requests", text, key=f"requests:{letter.message_id}")
-            return [text]
-        if not items:
-            # Said once a day: an autoresponder that strips its headers cannot loop.
-            context.n, context.line = 0, ""
-            try:  # the moves this writer's seat permits, by their labels
-                only = {a.name for a in self.service.reads.permitted_actions(game, player)}
-            except ServiceError:
-                only = None
-            text = "\n\n".join(t for t in (say("nothing", context.language), unclear,
-                                            how_to_write(reading.grammar, context.language,
-                                                         only)) if t)
-            self.outbox.reply(context, "unclear", text,
-                              key=f"nothing:{game}:{letter.sender}:{self._day()}")
-            return [text]
-        # one e-mail is one letter to the rules, however many commands it carries
-        together = make_letter(letter.message_id, [(i.action, i.args) for i in items
-                                                   if isinstance(i, Command)])
-        answers: list[str] = []
-        for n, item in enumerate(items, start=1):
-            context.n, context.line = n, item.text[:500]
-            if self.outbox.answered(letter.message_id, n):
-                continue  # decided before a crash: never twice
-            if isinstance(item, Preference):
-                text = self._preference(game, player, item.mode, context.language)
-                self.outbox.add_part(context, text)
-            else:
-                text = self._perform(context, game, player, item, letter, together)
-            answers.append(text)
-        if unclear:  # the one note, after the answers
-            context.n, context.line = len(items) + 1, ""
-            if not self.outbox.answered(letter.message_id, context.n):
-                self.outbox.add_part(context, unclear)
-            answers.append(unclear)
-        return answers
-
-    def _perform(self, context: LetterContext, game: str, player: str, item: Command,
-                 letter: Letter, together: dict[str, Any] | None = None) -> str:
-        token = current_letter.set(context)
-        try:
-            outcome = self.service.commands.perform(
-                game, player, item.action, item.args, channel="mail",
-                raw=letter.text[:100000], request_id=f"{letter.message_id}#{context.n}",
-                letter=together)
-        except ServiceError as error:
-            text = say("failed", context.language, reason=str(error),
-                       what=self._understood(game, item, context.language))
-            self.outbox.add_part(context, text)
-            return text
-        finally:
-            current_letter.reset(token)
-        return outcome.message if not outcome.accepted else "accepted"
-
-    def _understood(self, game: str, item: Command, language: str) -> str:
-        """The command as read, in the game's words (for a refusal before the rules)."""
-        try:
-            return understood(item.action, item.args, self.service.reads.words(game, language))
-        except ServiceError:
-            return item.text[:200]
-
-    def _preference(self, game: str, player: str, mode: str, language: str) -> str:
-        try:
-            seat = next(s for s in self.service.seats.seats(game) if s.player == player)
-            self.service.accounts.update_preferences(seat.account_id, mail_mode=mode)
-        except (StopIteration, ServiceError) as error:
-            return say("failed", language, reason=str(error) or mode, what=mode)
-        return say("mode", language, mode=mode)
-
-    # --- who and which game ---------------------------------------------------------
-    def _games(self) -> set[str]:
-        return {g["id"] for g in self.service.reads.games()}
-
-    def _claimed_player(self, game: str, sender: str, text: str = "") -> str | None:
-        """The player whose registered address sent the letter; for the game's officer,
-        the office holder who is not a player (Anderwelt's GM), or the one named on the
-        letter's first line ``as NAME``."""
-        try:
-            player = self.service.seats.player_for_email(game, sender)
-            if player is not None:
-                return player
-            if not any(s.role == "officer" and s.email == sender
-                       for s in self.service.seats.seats(game)):
-                return None
-            status = self.service.reads.status(game)
-        except ServiceError:
-            return None
-        holders = {str(h) for h in status["offices"].values() if h}
-        first = next((line.strip() for line in strip_quotes(text).split("\n")
-                      if line.strip()), "")
-        if first.lower().startswith("as ") and first[3:].strip() in holders:
-            return first[3:].strip()
-        outsiders = sorted(holders - set(status["players"]))
-        return outsiders[0] if len(outsiders) == 1 else None
-
-    def _registered(self, game: str, actor: str, sender: str) -> str | None:
-        try:
-            registered = self.service.seats.email_for_player(game, actor)
-        except ServiceError:
-            registered = None
-        return registered or (sender if self._claimed_player(game, sender) == actor
-                              else None)
-
-    def _hold(self, context: LetterContext, game: str, claimed: str | None,
-              letter: Letter) -> None:
-        if claimed is None:
-            return
-        registered = self._registered(game, claimed, letter.sender)
-        if not registered:
-            return
-        personal = game_address(game, self.mailroom.secret(game, claimed))
-        text = say("held", context.language, game=game, subject=letter.subject[:200],
-                   date=letter.date[:60], personal=personal)
-        # at most one a player an hour: forged letters must not become a mail bomb
-        hour = self.clock().strftime("%Y-%m-%dT%H")
-        self.outbox.reply(context, "held", text, key=f"held:{game}:{claimed}:{hour}",
-                          recipient=registered)
-
-    def _day(self) -> str:
-        return self.clock().strftime("%Y-%m-%d")
-
-    def _game_language(self, game: str) -> str:
-        try:
-            return str(self.service.reads.status(game).get("language") or "en")
-        except ServiceError:
-            return "en"
-
-    def _language(self, game: str, player: str | None, default: str) -> str:
-        if player is None:
-            return default
-        try:
-            for seat in self.service.seats.seats(game):
-                if seat.player == player and seat.language:
-                    return seat.language
-        except ServiceError:
-            pass
-        return default
 
 
 def _headers_only(raw: bytes) -> bytes:

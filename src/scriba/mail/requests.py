@@ -2,12 +2,13 @@
 proposals, the standings, and (for someone who does not play yet) to join.
 
 Consulted before the command parser: a line of a letter that is one request, whole
-("regolamento", "Regel G.6", "classifica", "iscrivimi come Elena"), is answered as text,
-and the parser never sees it. Each request is one entry of :data:`REQUESTS`: its words in
-Italian, German and English (compared without case and accents; a polite "please" or
-"send me" before them is allowed) and the function that answers it. A player's letter's
-command named like a request stays a command (:func:`split` is told the game's action
-words). The answers' sentences are English here, Italian and German in ``mail.po``.
+("regolamento", "Regel G.6", "classifica", "prova 12", "iscrivimi come Elena"), is
+answered as text, and the parser never sees it. Each request is one entry of
+:data:`REQUESTS`: its words in Italian, German and English (compared without case and
+accents; a polite "please" or "send me" before them is allowed) and the function that
+answers it. A player's letter's command named like a request stays a command
+(:func:`split` is told the game's action words). The answers' sentences are English
+here, Italian and German in ``mail.po``.
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from scriba.mail.labtest import lab_reply
 from scriba.mail.recipes import template_reply
 from scriba.service import Service
 from scriba.service.errors import ServiceError
-from scriba.service.letters import mail_text
+from scriba.service.letters import LetterContext, mail_text
 from scriba.service.proposaltext import proposal_in_full, quoted
 
 Answer = Callable[[Service, str, str, str], str]  # (service, game, language, argument)
+# An answer that needs the letter (who asked, where to mail a later answer): "test 12"
+LetterAnswer = Callable[[Service, str, str, str, LetterContext], str]
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,10 @@ class Request:
     name: str
     words: tuple[str, ...]  # folded (see _fold); "NAME" where the argument goes
     answer: Answer | None = None  # None: the intake handles it (join)
+    letter_answer: LetterAnswer | None = None  # instead of ``answer``: given the letter
+    # Only with its argument: a lone "test" (a subject people write to try an address)
+    # or "prova" is no request.
+    needs_argument: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,7 @@ def _match(line: str) -> tuple[Request, str] | None:
         for words in request.words:
             head, named, _ = words.partition(" NAME")
             size = len(head.split())
-            if folded == head.split():
+            if folded == head.split() and not request.needs_argument:
                 return request, ""
             if named and folded[:size] == head.split() and len(folded) > size:
                 return request, " ".join(original[size:])
@@ -97,10 +105,14 @@ def split(text: str, taken: frozenset[str] | set[str] = frozenset(), stranger: b
     return asked, "\n".join(rest)
 
 
-def answer(service: Service, game: str, language: str, asked: Asked) -> str:
-    if asked.request.answer is None:
-        return ""
+def answer(service: Service, game: str, language: str, asked: Asked,
+           letter: LetterContext | None = None) -> str:
     try:
+        if asked.request.letter_answer is not None and letter is not None:
+            return asked.request.letter_answer(service, game, language, asked.argument,
+                                               letter)
+        if asked.request.answer is None:
+            return ""
         return asked.request.answer(service, game, language, asked.argument)
     except ServiceError as error:
         return str(error)
@@ -178,6 +190,10 @@ register(Request("template", ("template", "templates", "template NAME", "recipes
                               "recipe NAME", "modello", "modelli", "modello NAME", "ricette",
                               "ricetta NAME", "vorlage", "vorlagen", "vorlage NAME",
                               "rezepte", "rezept NAME"), template_reply))
+# a proposal tested by the lab; its report follows by mail (mail/labtest.py)
+# ("prova la proposta 12", "prüfe Vorschlag 12": the number is the last word)
+register(Request("test", ("test NAME", "prova NAME", "teste NAME", "prufe NAME"),
+                 letter_answer=lab_reply, needs_argument=True))
 # to join: answered by the intake (service.joins); "NAME" is the player's name they ask for
 register(Request("join", ("join", "join NAME", "join as NAME", "i want to join",
                           "i want to play", "let me join as NAME", "partecipare",

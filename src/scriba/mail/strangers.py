@@ -25,8 +25,8 @@ Intake = Any  # scriba.mail.intake.Intake, which imports this module
 def answer_requests(intake: Intake, context: LetterContext, game: str,
                     asked: list[Asked]) -> str:
     """The answers to a letter's requests other than joining, one after another."""
-    return "\n\n".join(answer(intake.service, game, context.language, item) for item in asked
-                       if item.request.name != "join")
+    return "\n\n".join(answer(intake.service, game, context.language, item, context)
+                       for item in asked if item.request.name != "join")
 
 
 def stranger(intake: Intake, letter_id: int, context: LetterContext,

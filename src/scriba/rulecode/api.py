@@ -57,7 +57,7 @@ The names a rule's code may define
 ==================================
 Checked when code is proposed or a game is created (a misspelt hook would silently never
 be called): the declarations ``actions``, ``variables``, ``offices``, ``notices``,
-``reacts_to``; ``check`` and ``check_<action>``; ``due``;
+``reacts_to``; ``check`` and ``check_<action>``; ``due``; ``invariants``;
 ``on_<event type>`` for a type in :data:`EVENTS` and ``on_action_<action>``;
 ``transform_<name>``; ``query_<name>``. ``<action>`` may be any action's name (actions are
 declared by rules, and play may add some).
@@ -428,6 +428,28 @@ def query_NAME(game: dict[str, Any], args: dict[str, Any]) -> Any:  # noqa: N802
             return "Turno di " + game["vars"]["turn"]
     """
     return None
+
+
+# --- invariants -----------------------------------------------------------------------
+
+
+def invariants(game: dict[str, Any]) -> list[str]:
+    """What the ruleset says must always hold and does not hold now: a list of
+    statements in the game's language (an empty list: all holds). Never enforced during
+    play (a rule that must hold is the rules' own doing, a check or a reaction): the
+    proposal lab (``scriba simulate``, "Test this proposal") asks every rule defining it
+    after every turn its bots play and reports each statement once, with the turn it
+    first showed — a proposal that would break one is found before the vote. A hook that
+    fails or answers something else than a list of texts says nothing.
+
+    Example (DecameroNomic, rule 2300: the Crown's treasury is zero or positive)::
+
+        def invariants(game):
+            if game["vars"].get("crown_treasury", 0) < 0:
+                return ["Il Tesoro della Corona non è mai negativo."]
+            return []
+    """
+    return []
 
 
 # --- effects (generated from the kernel's table, kernel/effect_schema.py) ------------

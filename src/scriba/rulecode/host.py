@@ -42,9 +42,9 @@ from scriba.rulecode.cost import (
     Limits,
 )
 from scriba.rulecode.pool import WorkerPool
+from scriba.rulecode.sandbox import code_hash
 from scriba.rulecode.std import version_of as std_version
 from scriba.rulecode.viewparts import EncodedParts, PartStore, seal, views_for
-from scriba.rulecode.worker import code_hash
 
 DEFAULT_BUDGET = STEPS_PER_CALL
 DEFAULT_COMMAND_STEPS = COMMAND_STEPS

@@ -6,7 +6,7 @@ budgets and ledger, same plain-data checks) answers the same requests, only thro
 method call instead of a pipe. Requests are copied through JSON and answers are built
 fresh by the worker's plain-data check, so what rule code sees and returns is what it
 would across the pipe (tuples become lists, keys become strings). What it does not give
-is the worker's :class:`~scriba.rulecode.worker.Guard`: the address-space limits (of the
+is the worker's :class:`~scriba.rulecode.guard.Guard`: the address-space limits (of the
 worker, of a call, of a rule's top-level code) and the kill of a step that overruns its
 call's time, which need a separate process — tests about those use
 :class:`~scriba.rulecode.host.SandboxHost`.
@@ -19,10 +19,11 @@ import json
 import threading
 from typing import Any
 
+from scriba.rulecode.callcode import _error_text
 from scriba.rulecode.host import DEFAULT_BUDGET, SandboxHost
 from scriba.rulecode.pool import PoolStats, Prepare
 from scriba.rulecode.viewparts import PartStore, ask_with_parts
-from scriba.rulecode.worker import Worker, _error_text
+from scriba.rulecode.worker import Worker
 
 
 class InProcessPool:

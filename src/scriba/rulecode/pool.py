@@ -29,8 +29,8 @@ from typing import Any, NamedTuple
 
 from scriba.kernel.limits import WORKER_MEMORY
 from scriba.rulecode.cost import KILLED_TEXT, MEMORY_TEXT
+from scriba.rulecode.guard import Guard, read_mark
 from scriba.rulecode.viewparts import PartStore, ask_with_parts
-from scriba.rulecode.worker import Guard, read_mark
 
 # Makes a request, and the lines that follow it, for one worker from its store of parts.
 Prepare = Callable[..., tuple[dict[str, Any], bytes]]
@@ -124,7 +124,7 @@ class WorkerProcess:
     def _death(self) -> WorkerDied:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=2)
-        if self.process.returncode == -signal.SIGALRM:  # its own timer: see worker.Guard
+        if self.process.returncode == -signal.SIGALRM:  # its own timer: see guard.Guard
             return WorkerDied(KILLED_TEXT, timed_out=True)
         self.stderr.seek(0)
         printed = self.stderr.read(65536).decode(errors="replace")

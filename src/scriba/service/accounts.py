@@ -28,7 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from scriba.service import validation
 from scriba.service.errors import InvalidInput, NotAllowed, NotFound
 from scriba.service.messages import translate
-from scriba.service.passwords import _DUMMY_HASH, PASSWORD_MAX, _hasher, check_password
+from scriba.service.passwords import PASSWORD_MAX, _hasher, check_password, dummy_hash
 from scriba.service.profile import MAIL_MODES, check_language, check_timezone, normalize_email
 from scriba.store.accounts import (
     AccountRow,
@@ -168,7 +168,7 @@ class Accounts:
             row = session.scalars(select(AccountRow).where(AccountRow.email == email)).first()
             stored = row.password_hash if row is not None and row.password_hash else None
         try:
-            _hasher.verify(stored or _DUMMY_HASH, password)
+            _hasher.verify(stored or dummy_hash(), password)
         except (VerificationError, InvalidHashError):
             return None
         if stored is None or row is None:

@@ -22,7 +22,6 @@ from scriba.kernel.events import fold
 from scriba.kernel.sealing import hidden
 from scriba.service import busy
 from scriba.service.difference import correction_letter
-from scriba.service.history import period_title
 from scriba.service.letters import (
     SUBJECT_LIMIT,
     Reader,
@@ -34,6 +33,7 @@ from scriba.service.letters import (
 )
 from scriba.service.narrate import Narrator, bookkeeping
 from scriba.service.outcome import _next_steps
+from scriba.service.periods import period_title
 from scriba.service.proposaltext import proposal_heading, proposal_in_full
 from scriba.service.words import Words, declared_words
 from scriba.store.mail import OutboxMessage
@@ -54,7 +54,8 @@ class Queue(Protocol):
 
     def _row(self, **values: Any) -> dict[str, Any]: ...
     def _insert(self, values: dict[str, Any]) -> Any: ...
-    def _insert_rows(self, rows: list[dict[str, Any]]) -> Any: ...
+    def _insert_rows(self, rows: list[dict[str, Any]] | None = None) -> Any: ...
+    def queue_rows(self, connection: Any, rows: list[dict[str, Any]]) -> None: ...
     def _describe(self, game_id: str, outcome: Any, language: str) -> str: ...
     def enqueue(self, connection: Any = None, **values: Any) -> None: ...
     def thread_headers(self, game_id: str | None) -> dict[str, str]: ...
@@ -152,7 +153,7 @@ class Announcements:
                            headers={"n": letter.n, "then": status, "actor": actor,
                                     "language": seat.language, "proposals": said.proposals})
             rows.append(row)
-        connection.execute(outbox._insert_rows(rows))  # one statement for all the readers
+        outbox.queue_rows(connection, rows)  # one statement for all the readers
 
     def announce_correction(self, connection: Any, game_id: str,
                             event: dict[str, Any]) -> None:
@@ -180,7 +181,7 @@ class Announcements:
                 body="\n".join(lines) + "\n" + words(seat.language)["footer"].format(
                     game=game_id),
                 headers=outbox.thread_headers(game_id)))
-        connection.execute(outbox._insert_rows(rows))
+        outbox.queue_rows(connection, rows)
 
     def merge_letter(self, session: Any, message_id: str) -> None:
         """One mail per reader for the announcements of one letter's commands, in the

@@ -17,7 +17,10 @@ serve``, the CLI, the mail commands, a test), and handed to the interfaces toget
 - **corrections** (:mod:`.corrections`): the record corrected, the game recomputed and the
   difference shown, on the commands (it follows the corrections the rules order);
 - **forks** (:mod:`.forks`): a new game with another's history up to a point, written
-  through the commands' import.
+  through the commands' import;
+- **proposal_tests** (:mod:`.proposaltests`): "Test this proposal", the lab (:mod:`.lab`)
+  playing the game on with and without it; handed :func:`open_service` to open the runs'
+  in-memory services (the lab cannot import this module: it is one of its parts).
 
 No part builds another: each is given what it uses (the store, a Protocol of what it
 needs), so the parts import one another in one direction only.
@@ -38,6 +41,7 @@ from scriba.service.joining import MailJoins
 from scriba.service.mailroom import Mailroom
 from scriba.service.metrics import Metrics
 from scriba.service.outbox import Outbox
+from scriba.service.proposaltests import ProposalTests
 from scriba.service.reads import Reads
 from scriba.service.recipes import Recipes
 from scriba.service.rulecheck import RuleChecks
@@ -77,6 +81,7 @@ class Service:
     cases: CaseReads
     corrections: Corrections
     forks: Forks
+    proposal_tests: ProposalTests
 
     def close(self) -> None:
         """Write the snapshots still due, stop the rule workers, close the database."""
@@ -104,4 +109,5 @@ def open_service(db_url: str | None = None, *, host: SandboxHost | None = None,
     commands.add_commit_listener(joins.on_commit)  # seats a newcomer who asked by mail
     return Service(commands, reads, accounts, seats, outbox, mailroom, metrics,
                    Recipes(reads), RuleChecks(reads), joins, cases=CaseReads(reads),
-                   corrections=Corrections(commands), forks=Forks(commands))
+                   corrections=Corrections(commands), forks=Forks(commands),
+                   proposal_tests=ProposalTests(store, commands, reads, outbox, open_service))

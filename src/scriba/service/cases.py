@@ -106,12 +106,7 @@ class CaseReads:
         the chronicle can mark the superseded entries on every view at no store read."""
         with self.reads.reading(game_id):
             self._state(game_id)
-            spans = []
-            for event in self.reads._log(game_id):  # noqa: SLF001 - the reads' cache
-                if event["type"] == "record_corrected":
-                    p = event.get("payload") or {}
-                    spans.append((int(p["point"]), int(p["through"]), int(p["number"])))
-            return spans
+            return list(self.reads._game_log(game_id).corrections)  # noqa: SLF001 - indexed
 
     # --- telling ----------------------------------------------------------------------
     def _state(self, game_id: str) -> GameState:

@@ -80,14 +80,22 @@ TYPE_WORDS = {
     "list": "a list", "dict": "a set of values",
 }
 
-# The fields the kernel gives an action of a kind, as the forms title them where the
-# ruleset gives them no label of their own.
+# The fields the kernel gives an action of a kind, as the forms title them and a refusal
+# names them where the ruleset gives them no label of their own (translated in the scriba
+# catalog; the pages ask field_word, so a field is named in one place).
 FIELD_WORDS = {
     "label": "Label of the proposal", "title": "Title of the proposal",
     "text": "Text of the proposal", "proposal": "Proposal", "choice": "Your vote",
     "question": "Question", "case": "Case", "judgment": "Judgment", "reasons": "Reasons",
     "rules": "Rules it interprets", "parties": "Parties",
 }
+
+
+def field_word(name: str, language: str) -> str | None:
+    """A field the kernel gives an action (:data:`FIELD_WORDS`) as a form titles it and a
+    refusal names it, in ``language``; None for a parameter that is not one of them."""
+    english = FIELD_WORDS.get(name)
+    return translate(english, language) if english is not None else None
 
 
 def _in_words(refusal: Refused, state: GameState) -> None:
@@ -111,7 +119,7 @@ def _in_words(refusal: Refused, state: GameState) -> None:
         if label is not None:
             return f"'{label.text}'"
         if name in FIELD_WORDS:
-            return f"'{translate(FIELD_WORDS[name], state.language)}'"
+            return f"'{field_word(name, state.language)}'"
         return f"'{name.replace('_', ' ')}'"
 
     if refusal.message_id == "not_office_holder":

@@ -17,7 +17,7 @@ from typing import Any
 
 from scriba.kernel.engine import Engine
 from scriba.kernel.errors import Refused
-from scriba.kernel.events import make_event
+from scriba.kernel.events import Event, make_event
 from scriba.kernel.state import GameState, natural_key
 from scriba.service.codeerrors import explain
 from scriba.service.messages import refusal_text
@@ -28,18 +28,31 @@ from scriba.service.words import Words, short_reason
 _RULE_KEYS = ("title", "text", "code", "attributes", "in_force")
 
 
-def dry_run(engine: Engine, state: GameState, number: int, now: str,
-            words: Words) -> dict[str, Any]:
+def resolution(engine: Engine, state: GameState, number: int, now: str,
+               adopted: bool = True) -> tuple[GameState, list[Event]]:
+    """The proposal ``number`` resolved now, adopted (its changes applied) or rejected, on
+    a copy of ``state``: the copy as the events left it, and the events (with every
+    reaction). The dry run shows them; the proposal lab records them (a fork that
+    plays on with the proposal decided). Raises :class:`Refused` when the reactions run
+    away."""
     proposal = state.proposals[str(number)]
     work = state.copy()  # the reactions change the state they are given
     time = max(now, state.time)
     resolved = make_event("proposal_resolved", time, None, proposal=proposal["number"],
-                          outcome="adopted", tally=dict(proposal.get("tally") or {}),
-                          apply=True)
+                          outcome="adopted" if adopted else "rejected",
+                          tally=dict(proposal.get("tally") or {}), apply=adopted)
+    return work, engine.settle(work, [resolved], time)
+
+
+def dry_run(engine: Engine, state: GameState, number: int, now: str,
+            words: Words) -> dict[str, Any]:
+    proposal = state.proposals[str(number)]
+    time = max(now, state.time)
+    work = state
     refused = None
     produced: list[dict[str, Any]] = []
     try:
-        produced = engine.settle(work, [resolved], time)
+        work, produced = resolution(engine, state, number, now)
     except Refused as refusal:  # a rule refused it, or the reactions ran away
         refused = refusal_text(refusal, state.language)
     except Exception as error:  # noqa: BLE001 - a dry run reports, it never breaks a page

@@ -49,17 +49,19 @@ class Forks:
     def __init__(self, commands: Commands) -> None:
         self.commands = commands
 
-    def fork(self, game_id: str, *, new_id: str, at: str | None = None,
+    def fork(self, game_id: str, *, new_id: str | None = None, at: str | None = None,
              seq: int | None = None, name: str | None = None,
              players: list[str] | None = None) -> GameState:
         """Fork ``game_id`` at the time ``at`` (every event until then) or after the event
         ``seq`` (neither: its whole record so far) as the game ``new_id`` called ``name``
-        (default "… (fork)"), with ``players`` admitted besides the copied ones. Refused
+        (default "… (fork)"), with ``players`` admitted besides the copied ones; without
+        ``new_id``, the first free of "ID-fork", "ID-fork-2", … Refused
         (in the game's language) for an unknown game, a point before its start or after
         its record's end, a taken id."""
         origin = self.commands.load(game_id)  # UnknownGame
         language = origin.language
-        new_id = validation.game_id(new_id, language)
+        new_id = validation.game_id(new_id, language) if new_id is not None \
+            else self._free_id(game_id)
         if self.commands.store.has_game(new_id):
             raise GameExists(validation.game_exists(new_id, language))
         events = self.commands.events(game_id)
@@ -74,18 +76,30 @@ class Forks:
 
     def origin(self, game_id: str) -> dict[str, Any] | None:
         """``{"game": ORIGIN, "seq": N}`` when ``game_id`` is a fork, else None."""
-        first = self.commands.events(game_id, upto=1)
-        mark = first[0]["payload"].get("forked_from") if first else None
+        mark = self._created(game_id).get("forked_from")
         return dict(mark) if isinstance(mark, dict) else None
 
     def told(self, game_id: str, language: str | None = None) -> str | None:
-        """What ``game_id`` is a fork of, in a sentence (None if it is no fork)."""
-        mark = self.origin(game_id)
-        if mark is None:
+        """What ``game_id`` is a fork of, in a sentence (None if it is no fork). Read from
+        its first event: a page asking it takes no lock and loads no state."""
+        created = self._created(game_id)
+        mark = created.get("forked_from")
+        if not isinstance(mark, dict):
             return None
-        state = self.commands.load(game_id)
-        return translate(MESSAGES["forked"], language or state.language, new=game_id,
-                         game=mark.get("game"), seq=mark.get("seq"), name=state.name)
+        return translate(MESSAGES["forked"], language or created.get("language"),
+                         new=game_id, game=mark.get("game"), seq=mark.get("seq"),
+                         name=created.get("name") or game_id)
+
+    def _created(self, game_id: str) -> dict[str, Any]:
+        first = self.commands.events(game_id, upto=1)
+        return dict(first[0]["payload"]) if first else {}
+
+    def _free_id(self, game_id: str) -> str:
+        stem = f"{game_id[:validation.GAME_ID_MAX - 9]}-fork"
+        candidate, n = stem, 2
+        while self.commands.store.has_game(candidate):
+            candidate, n = f"{stem}-{n}", n + 1
+        return candidate
 
     def _default_name(self, origin: GameState) -> str:
         """"… (fork)", "… (fork 2)", …: a name no game has (pages tell games apart by

@@ -16,7 +16,8 @@ from scriba.kernel.events import Event, fold
 from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import normalize
 from scriba.service import errors
-from scriba.service.history import LogCache, SmallCache
+from scriba.service.gamelog import GameLog, LogCache
+from scriba.service.history import SmallCache
 from scriba.service.messages import translate
 from scriba.service.readstate import ReadStates
 from scriba.service.secrets import Secrets, secrets_of
@@ -90,6 +91,10 @@ class GameReads:
         """The whole log, for reading only: kept between calls (a log only grows), so a
         read fetches just the events appended since the last one."""
         return self._logs.events(self.source, game_id)
+
+    def _game_log(self, game_id: str) -> GameLog:
+        """The whole log as :meth:`_log` keeps it, with its indexes (see .gamelog)."""
+        return self._logs.log(self.source, game_id)
 
     @held_read
     def secrets(self, game_id: str) -> Secrets:

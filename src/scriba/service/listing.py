@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from scriba.kernel.state import GameState
-from scriba.service.history import period_title
+from scriba.service.periods import period_title
 from scriba.service.words import Words, ruleset_words
 
 

@@ -63,6 +63,7 @@ class Outbox:
         self._session = store.session
         self._engine = store.engine
         self._dialect = store.engine.dialect.name
+        self._queue: Any = None  # the statement of queue_rows, made on first use
         self.announcements = Announcements(self)
         self.period = PeriodMail(self)
         self._mailroom = Mailroom(store)
@@ -80,13 +81,26 @@ class Outbox:
     def _insert(self, values: dict[str, Any]) -> Any:
         return self._insert_rows([self._row(**values)])
 
-    def _insert_rows(self, rows: list[dict[str, Any]]) -> Any:
-        """INSERT … ON CONFLICT (key) DO NOTHING: a message already queued stays as is."""
+    def _insert_rows(self, rows: list[dict[str, Any]] | None = None) -> Any:
+        """INSERT … ON CONFLICT (key) DO NOTHING: a message already queued stays as is.
+        Without ``rows``, the statement to execute with them as parameters."""
         module = postgresql if self._dialect == "postgresql" else sqlite
+        statement = module.insert(OutboxMessage) if self._dialect in (
+            "postgresql", "sqlite") else insert(OutboxMessage)
+        if rows is not None:
+            statement = statement.values(rows)
         if self._dialect in ("postgresql", "sqlite"):
-            return module.insert(OutboxMessage).values(rows).on_conflict_do_nothing(
-                index_elements=["key"])
-        return insert(OutboxMessage).values(rows)
+            statement = statement.on_conflict_do_nothing(index_elements=["key"])
+        return statement
+
+    def queue_rows(self, connection: Any, rows: list[dict[str, Any]]) -> None:
+        """``rows`` (made by :meth:`_row`, alike) queued in ``connection``'s transaction:
+        one statement made and compiled once, the rows its parameters (a multi-row VALUES
+        is compiled anew each time — for every vote, with a row per reader)."""
+        if rows:
+            if self._queue is None:
+                self._queue = self._insert_rows()
+            connection.execute(self._queue, rows)
 
     def enqueue(self, connection: Any = None, **values: Any) -> None:
         """Queue one message (``key``, ``recipient``, ``kind``, ``subject``, ``body``, ...)

@@ -4,6 +4,7 @@ own address and name too, so a password made of them is refused."""
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 import threading
@@ -22,8 +23,13 @@ _JUDGED = 72                 # zxcvbn judges at most this many characters (its o
 # zxcvbn keeps the user's own words in a module-level dictionary while it judges.
 _zxcvbn_lock = threading.Lock()
 _hasher = PasswordHasher()
-# Verified against when the address is unknown, so both failures take the same time.
-_DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
+
+
+@functools.cache
+def dummy_hash() -> str:
+    """Verified against when the address is unknown, so both failures take the same time;
+    made on first use, not at import: an argon2 hash is half a second of every CLI start."""
+    return _hasher.hash(secrets.token_urlsafe(16))
 
 
 WEAK_PASSWORD = ("This password is too easy to guess. Choose a longer one, for example a "

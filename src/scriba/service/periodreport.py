@@ -4,7 +4,7 @@ favorevoli, 1 contrario"), what the rules reported (their notices) and what else
 every new or changed rule in full, every proposal made in it and still open in full, the
 standings, and what is due next (the next deadline, the proposals open for votes).
 
-Built from a period of :func:`.history.period_reports_of` (its title, its lines, its
+Built from a period of :func:`.periods.period_reports_of` (its title, its lines, its
 standings, the events it holds) and the game's log and state, in one reader language.
 """
 

@@ -14,16 +14,18 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
+from scriba.kernel.sealing import hidden
 from scriba.kernel.state import GameState, natural_key
 from scriba.service import actions, errors
 from scriba.service.actions import ActionInfo
 from scriba.service.gamereads import GameReads, held_read
-from scriba.service.history import SmallCache, outsiders_attempts, period_reports_of, tell
+from scriba.service.history import SmallCache, outsiders_attempts, tell
 from scriba.service.listing import period_label
 from scriba.service.messages import translate
 from scriba.service.narrate import Narrator
 from scriba.service.outcome import describe_outcome
 from scriba.service.past import rule_dict, state_at, time_arg
+from scriba.service.periods import PeriodReports
 from scriba.service.precedents import precedents
 from scriba.service.rulehistory import compare_rules, number_now, renumberings, rule_revisions
 from scriba.service.secrets import Seer
@@ -41,6 +43,7 @@ class Reads(GameReads):
         # state (to the minute) is answered once.
         self._dry_runs = SmallCache(64)
         self._reports = SmallCache(16)
+        self._periods = SmallCache(16)  # per game and language: the reports, kept told
 
     def games(self, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
         """The games' lines in the listing (``limit`` from ``offset``, or all): id, name,
@@ -99,9 +102,8 @@ class Reads(GameReads):
         (a page showing the players copies no proposal); ``seen_by``: as that reader may
         see it (without others' private values and sealed votes), else whole."""
         # Copies throughout: what a caller does with an answer never reaches the cached state.
-        whole = summarize(self._game(game_id))
-        chosen = copy.deepcopy(whole if parts is None else
-                               {key: whole[key] for key in parts if key in whole})
+        wanted = None if parts is None else list(parts)
+        chosen = copy.deepcopy(summarize(self._game(game_id), parts=wanted))
         return chosen if seen_by is None else self.secrets(game_id).summary(chosen, seen_by)
 
     @held_read
@@ -131,6 +133,11 @@ class Reads(GameReads):
     def _state_at(self, game_id: str, at: str | None, seq: int | None,
                   since: bool = False) -> GameState:
         return state_at(self._game(game_id), lambda: self._log(game_id), at, seq, since)
+
+    @held_read
+    def rule_numbers(self, game_id: str) -> set[str]:
+        """The numbers of the game's rules now, in force or not (pages they may link to)."""
+        return {str(number) for number in self._game(game_id).rules}
 
     @held_read
     def rules_at(self, game_id: str, at: str | None = None,
@@ -280,12 +287,12 @@ class Reads(GameReads):
                     field=name)
         if limit == 0:
             return []
-        narrator = Narrator(self.words(game_id, language, state))
+        words = self.words(game_id, language, state)
         since = time_arg(since, state.language, "since", end_of_day=False)
         until = time_arg(until, state.language, "until", end_of_day=True)
         secrets = self.secrets(game_id)
-        return tell(self._log(game_id), narrator, player, kinds, after_seq, limit, since, until,
-                    before_seq, viewer, officer, secrets.private_vars, secrets.sealing)
+        return tell(self._game_log(game_id), words, player, kinds, after_seq, limit, since,
+                    until, before_seq, viewer, officer, secrets.private_vars, secrets.sealing)
 
     @held_read
     def outsiders_attempts(self, game_id: str, language: str | None = None,
@@ -297,24 +304,53 @@ class Reads(GameReads):
         return outsiders_attempts(self._log(game_id), narrator, limit)
 
     @held_read
-    def period_reports(self, game_id: str, language: str | None = None
+    def period_reports(self, game_id: str, language: str | None = None,
+                       start: int | None = None, stop: int | None = None
                        ) -> list[dict[str, Any]]:
         """One report per period: ``title``, ``start``, ``end`` (None while it runs),
         ``lines`` (proposals resolved, rules changed, values added to, winners, as
         sentences) and ``scores`` (player → the ruleset's score variables, by their label,
         at the period's end). Periods follow the first of the ruleset's ``period``
         variables the game has (``[vocabulary]`` in ruleset.toml); a game with none gets
-        one report per calendar day."""
+        one report per calendar day. ``start``/``stop``: only those (as a slice): a page
+        copies the few it shows."""
+        return copy.deepcopy(self._reports_of(game_id, language)[start:stop])
+
+    @held_read
+    def period_titles(self, game_id: str, language: str | None = None,
+                      last: int | None = None) -> list[tuple[int, dict[str, Any]]]:
+        """The last ``last`` periods (all: None) by their index: ``title``, ``ours`` (our
+        words, not the rules': "Before the first period")."""
+        reports = self._reports_of(game_id, language)
+        first = max(0, len(reports) - last) if last is not None else 0
+        return [(index, {"title": r["title"], "ours": bool(r.get("ours"))})
+                for index, r in enumerate(reports[first:], first)]
+
+    def _reports_of(self, game_id: str, language: str | None) -> list[dict[str, Any]]:
+        """The reports, as cached (never to be changed nor handed out)."""
         state = self._game(game_id)
-        words = self.words(game_id, language, state)
         # Told once per state and language: every chronicle page shows them, and telling
         # them walks the whole log (see the report of issue 18).
-        key = (game_id, state.seq, words.language)
+        key = (game_id, state.seq, language or state.language)  # as the words choose
         reports = self._reports.get(key)
         if reports is None:
-            reports = period_reports_of(self._log(game_id), state, words)
+            reports = self._periods_told(game_id, key, state, language)
             self._reports.put(key, reports)
-        return copy.deepcopy(reports)
+        return reports
+
+    def _periods_told(self, game_id: str, key: tuple[str, int, str], state: GameState,
+                      language: str | None) -> list[dict[str, Any]]:
+        """The reports at ``state``: the kept ones of the game in that language with the
+        events since added, or all told anew when they no longer fit (.periods)."""
+        words = self.words(game_id, language, state)
+        log = self._game_log(game_id)
+        told = self._periods.get(key[::2])
+        newer = log.events[log.position(told.seq + 1):] if told is not None else []
+        if told is None or not told.fits(words, state, newer):
+            told, newer = PeriodReports(words, state), log.events
+        told.add(newer, hidden(log.sealing))
+        self._periods.put(key[::2], told)
+        return told.as_of(state)
 
 
 def _find_proposal(state: GameState, ref: str | int) -> dict[str, Any]:

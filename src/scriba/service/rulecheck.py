@@ -4,7 +4,7 @@ check-rule`` and the API.
 On a copy of the game's state, the proposal is decided as if it were sent now — its code
 compiled and its names checked, the rules' own checks asked — and, if it would be accepted,
 its dry run (:mod:`.dryrun`) tells what adopting it would change. Nothing is kept. Its code
-is also read for the mistakes that compile (:func:`.codeerrors.warnings`); an error a rule
+is also read for the mistakes that compile (:func:`.codewarnings.warnings`); an error a rule
 meets in the dry run is told to its author as a compile error is (:mod:`.dryrun`).
 """
 
@@ -17,7 +17,8 @@ from scriba.kernel.errors import Refused
 from scriba.kernel.events import apply_event
 from scriba.kernel.state import GameState
 from scriba.service import validation
-from scriba.service.codeerrors import explain, warnings
+from scriba.service.codeerrors import explain
+from scriba.service.codewarnings import warnings
 from scriba.service.dryrun import dry_run
 from scriba.service.errors import InvalidInput
 from scriba.service.messages import refusal_text, translate

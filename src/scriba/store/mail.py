@@ -13,6 +13,7 @@ from datetime import datetime
 from sqlalchemy import (
     JSON,
     DateTime,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -46,6 +47,10 @@ class Letter(Base):
 
 class OutboxMessage(Base):
     __tablename__ = "mail_outbox"
+    # What each reader of a game was told, and when (service/busy.py counts a day of it
+    # before every announcement): a range of this index, not every row of the game.
+    __table_args__ = (Index("ix_mail_outbox_told", "game_id", "kind", "recipient",
+                            "created_at"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     key: Mapped[str] = mapped_column(String(500), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

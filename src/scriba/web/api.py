@@ -131,15 +131,16 @@ def acting_player(request: Request, game_id: str) -> str:
     return role.player
 
 
-def require_seat(request: Request, game_id: str) -> None:
+def require_seat(request: Request, game_id: str) -> Any:
     """A seat in ``game_id``: a player's token, or the session of a player or the officer;
-    401 without credentials, 403 for anyone else."""
+    401 without credentials, 403 for anyone else. The caller's account."""
     account, player = _caller(request, game_id, "Sign in, or send a token (Authorization: "
                                                 "Bearer TOKEN).")
     if player is None and _service(request).seats.role(account.id, game_id).kind \
             == "reader":
         raise HTTPException(403, f"Only the players and the officer of {game_id} may do "
                                  "this.")
+    return account
 
 
 def require_officer(request: Request, game_id: str) -> Any:
@@ -194,7 +195,9 @@ def _perform(request: Request, game: str, actor: str, body: CommandIn,
 
 def _command_response(status_code: int, answer: dict[str, Any]) -> Any:
     if status_code == 200:
-        return answer
+        # A response, not a dict: FastAPI would check it against CommandOut (which only
+        # documents it) on a second trip through the thread pool, for every vote.
+        return JSONResponse(answer)
     return problem(422, "Refused by the rules", answer["message"],
                    kind="urn:scriba:problem:refused", accepted=False, seqs=answer["seqs"],
                    reply=answer["reply"])

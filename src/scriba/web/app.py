@@ -64,6 +64,7 @@ from scriba.web import (
 )
 from scriba.web.cases_api import router as cases_router
 from scriba.web.forks_api import router as forks_router
+from scriba.web.labtests_api import router as labtests_router
 from scriba.web.pages import common
 from scriba.web.problems import TITLES, problem
 
@@ -425,6 +426,7 @@ def create_app(service_or_db_url: Service | str | None = None, *,
     app.include_router(recipes_api.router)
     app.include_router(cases_router)  # cases and corrections
     app.include_router(forks_router)  # a game forked at a point
+    app.include_router(labtests_router)  # a proposal tested by the lab
     api.install_openapi(app)
     app.include_router(auth.router)
     app.include_router(health.router)  # /healthz, /metrics: no player data

@@ -1,7 +1,8 @@
 """Forks in the JSON API (``/api/v1``, beside :mod:`scriba.web.api`): ``POST
 …/games/{game}/forks`` makes a new game with the game's history up to a point
-(:mod:`scriba.service.forks`). The officer or a player of the game may fork it; the fork
-has the same players in its record and no seats (nobody sits in it until seated).
+(:mod:`scriba.service.forks`). The officer or a player of the game may fork it and becomes
+the fork's officer; the fork has the same players in its record and no player's seat
+(nobody plays in it until seated).
 """
 
 from __future__ import annotations
@@ -36,10 +37,12 @@ class ForkIn(BaseModel):
 @router.post("/games/{game}/forks", status_code=201, summary="Fork the game (officer or "
              "player): a new game with its history up to a point", responses=AUTH_PROBLEMS)
 def fork(request: Request, game: str, body: ForkIn, lang: str | None = None) -> Any:
-    require_seat(request, game)
+    account = require_seat(request, game)
     service = sessions.get_service(request)
     state = service.forks.fork(game, new_id=body.game, at=body.at, seq=body.seq,
                                name=body.name, players=body.players)
+    if account is not None:  # whoever forks runs the fork (seats, clock), as on the page
+        service.seats.set_officer(state.game_id, account.id)
     address = f"{str(request.base_url).rstrip('/')}/games/{quote(state.game_id, safe='')}"
     return JSONResponse({"game": state.game_id, "url": address,
                          "api": f"{router.prefix}/games/{quote(state.game_id, safe='')}",

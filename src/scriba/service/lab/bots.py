@@ -5,16 +5,19 @@ one, seeded, or nothing.
 Strategies: ``random`` (the moves owed first, else any available action, opening a case
 seldom: a bot that sues at every turn buries the game in its docket; any open value),
 ``for`` / ``against`` (vote that way whenever a vote is open, otherwise act as
-``random``), ``idle`` (never acts). No bot leaves the game on its own: a game of
+``random``), ``self`` (self-interested: votes for a proposal when adopting it now would
+raise its own score in the dry run, against otherwise; acts as ``random`` elsewhere),
+``idle`` (never acts). No bot leaves the game on its own: a game of
 leavers shows nothing about its rules.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any, Protocol
 
-STRATEGIES = ("random", "for", "against", "idle")
+STRATEGIES = ("random", "for", "against", "self", "idle")
 NEVER_CHOSEN = ("leave",)  # kinds a bot does not take (see the module's docstring)
 SELDOM = ("case", "appeal")  # kinds a random bot draws WEIGHT times less often
 WEIGHT = 8
@@ -32,6 +35,9 @@ class Offered(Protocol):
 
 
 Choice = tuple[str, dict[str, Any]]  # an action's name and its arguments
+# What adopting a proposal (its number, as offered) now would change of the player's own
+# score: the self-interested bot's question, answered by the dry run.
+Gain = Callable[[str], float]
 
 
 class Bot:
@@ -46,16 +52,18 @@ class Bot:
         self.guessed = False
         self.wrong_guesses: set[str] = set()  # actions whose guess was refused: not again
 
-    def choose(self, offered: list[Offered], players: list[str]) -> Choice | None:
-        """The action to take and its arguments, or None (nothing fit, or idle)."""
+    def choose(self, offered: list[Offered], players: list[str],
+               gain: Gain | None = None) -> Choice | None:
+        """The action to take and its arguments, or None (nothing fit, or idle).
+        ``gain``: the self-interested bot's dry run (without it, it votes against)."""
         if self.strategy == "idle":
             return None
         playable = [a for a in offered
                     if a.kind not in NEVER_CHOSEN and a.name not in self.wrong_guesses]
-        if self.strategy in ("for", "against"):
+        if self.strategy in ("for", "against", "self"):
             for action in playable:
                 if action.kind == "vote":
-                    args = self._fill(action, players, choice=self.strategy)
+                    args = self._fill(action, players, choice=self._stance(action, gain))
                     if args is not None:
                         return action.name, args
         owed = [a for a in playable if a.due]
@@ -64,6 +72,16 @@ class Bot:
             if args is not None:
                 return action.name, args
         return None
+
+    def _stance(self, vote: Offered, gain: Gain | None) -> str:
+        """"for" or "against": the bot's own, or (self-interested) for the first proposal
+        open to this vote exactly when adopting it raises the bot's score."""
+        if self.strategy != "self":
+            return self.strategy
+        proposals = vote.options.get("proposal") or []
+        if not proposals or gain is None:
+            return "against"
+        return "for" if gain(proposals[0]) > 0 else "against"
 
     def _shuffled(self, actions: list[Offered]) -> list[Offered]:
         """A random order, the seldom kinds mostly last (a weighted draw without return:
@@ -87,9 +105,13 @@ class Bot:
         self.guessed = any(name not in action.options
                            and not (action.kind == "vote" and name == "choice")
                            for name in action.params)
+        # An action of optional parameters only is given a guess for them all (a number
+        # the rules ask of a player, e.g. a penalty): without one it says nothing.
+        only_optional = all(t.endswith("?") for t in action.params.values())
         for name, type_ in action.params.items():
             optional = type_.endswith("?")
-            value = self._value(action, name, type_.rstrip("?"), players, choice, optional)
+            value = self._value(action, name, type_.rstrip("?"), players, choice,
+                                optional and not only_optional)
             if value is None:
                 if not optional:
                     return None
@@ -103,6 +125,8 @@ class Bot:
             open_values = action.options[name]
             if choice is not None and name == "choice":
                 return choice if choice in open_values else None
+            if self.strategy == "self" and name == "proposal" and open_values:
+                return open_values[0]  # the one its stance was taken on
             return self.rng.choice(open_values) if open_values else None
         if action.kind == "vote" and name == "choice":
             return choice or self.rng.choice(sorted(set(action.choices.values())))

@@ -1,9 +1,13 @@
-"""Games of a ruleset played by bots in an in-memory service, and what they showed.
+"""Games played by bots in an in-memory service, and what they showed.
 
 A turn: every player, in order, is offered what it may do now and its bot acts once (or
 not); then the clock moves to the game's next deadline (its earliest timer), so that
 votes close and periods end as they would. When no deadline is left and no player was
-offered anything, the game is stalled. The same seed gives the same games."""
+offered anything, the game is stalled. After every turn the rules' ``invariants`` hooks
+are asked what does not hold. The same seed gives the same games.
+
+:func:`simulate` plays new games of a ruleset; :mod:`.proposal` plays an existing game
+on from its record, with a proposal adopted or rejected (both use :func:`play_game`)."""
 
 from __future__ import annotations
 
@@ -11,19 +15,27 @@ import multiprocessing
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scriba.rulesets import load_ruleset
 from scriba.service.errors import ServiceError
 from scriba.service.lab.bots import Bot
-from scriba.service.lab.findings import GameFindings, aborts, numbers, paired_runaways, runaways
+from scriba.service.lab.findings import (
+    GameFindings,
+    Numbers,
+    aborts,
+    numbers,
+    paired_runaways,
+    runaways,
+    stuck_after,
+)
 
-if TYPE_CHECKING:
-    from scriba.service.assembly import Service
-
-# Opens a service on a database URL (:func:`scriba.service.open_service`): handed in by
-# whoever runs the lab, since the service is assembled with the lab among its parts.
-Opener = Callable[[str], "Service"]
+# The service (:class:`scriba.service.assembly.Service`), not imported even for its type:
+# the service is assembled with the lab among its parts. Opens one on a database URL
+# (:func:`scriba.service.open_service`): handed in by whoever runs the lab.
+Service = Any
+Opener = Callable[[str], Service]
+Trace = tuple[Numbers, Numbers, Numbers]  # numbers after the first turns, halfway, at the end
 
 START = "2026-01-05T12:00:00Z"
 NAMES = ["Ada", "Bruno", "Carla", "Dario", "Elena", "Fritz", "Greta", "Hugo"]
@@ -40,9 +52,9 @@ def simulate(opener: Opener, ruleset: str, games: int, turns: int, bots: list[st
              ) -> tuple[list[GameFindings], float]:
     """``games`` games, each in its own in-memory service opened by ``opener`` (in
     ``workers`` processes, or one after the other); their findings, in order, and the
-    seconds they took. With ``extra_rules`` (a proposal's rules, in force from the
-    start), each game is also played without them, for the runaways. The findings do
-    not depend on ``workers``."""
+    seconds they took. With ``extra_rules`` (rules in force from the start), each game
+    is also played without them, for the runaways. The findings do not depend on
+    ``workers``."""
     started = time.perf_counter()
     jobs = [(opener, ruleset, index, turns, bots, seed, extra_rules, players)
             for index in range(1, games + 1)]
@@ -60,86 +72,164 @@ def play_paired(opener: Opener, ruleset: str, index: int, turns: int, bots: list
                 players: int | None) -> GameFindings:
     """One game's findings; with ``extra_rules``, its runaways against the same game
     played without them."""
-    findings, end = play(opener, ruleset, index, turns, bots, seed, extra_rules, players)
+    findings, trace = play(opener, ruleset, index, turns, bots, seed, extra_rules, players)
     if extra_rules:
         baseline, without = play(opener, ruleset, index, turns, bots, seed, None, players)
-        theirs = {(r["who"], r["name"]) for r in baseline.runaways}
-        findings.runaways = [r for r in findings.runaways
-                             if (r["who"], r["name"]) not in theirs]
-        findings.runaways += paired_runaways(without, end)
+        pair(findings, trace, baseline, without)
     return findings
+
+
+def pair(found: GameFindings, trace: Trace, baseline: GameFindings, without: Trace) -> None:
+    """Tell ``found`` (played with a proposal) against ``baseline`` (without it): its
+    runaways are those beyond the baseline's, its stuck period says how often the
+    period moved there."""
+    found.runaways = paired_runaways(trace, without)
+    if found.period_stuck is not None:
+        found.period_stuck["baseline_moves"] = (baseline.period or {}).get("moves", 0)
 
 
 def play(opener: Opener, ruleset: str, index: int, turns: int, bots: list[str], seed: int,
          extra_rules: list[dict[str, Any]] | None = None,
-         players: int | None = None
-         ) -> tuple[GameFindings, dict[tuple[str, str], float]]:
-    """One game's findings, and its numbers at the end."""
+         players: int | None = None) -> tuple[GameFindings, Trace]:
+    """One new game's findings, and its numbers."""
     service = opener("sqlite://")
     try:
-        return _play(service, ruleset, index, turns, bots, seed, extra_rules, players)
+        names = NAMES[:max(players or 3, len(bots))]
+        game_id = f"sim-{index}"
+        rules = None
+        if extra_rules:
+            base = load_ruleset(ruleset).game_payload(game_id, game_id, seed, "simulated", None)
+            rules = [*base["rules"], *extra_rules]
+        service.commands.create_game(ruleset, game_id=game_id, seed=seed + index, start=START,
+                                     players=names, rules=rules)
+        found = GameFindings(ruleset, index, seed, [])
+        return found, play_game(service, game_id, found, seated(names, bots, seed, index),
+                                turns)
     finally:
         service.close()
 
 
-def _play(service: Service, ruleset: str, index: int, turns: int, strategies: list[str],
-          seed: int, extra_rules: list[dict[str, Any]] | None,
-          players: int | None) -> tuple[GameFindings, dict[tuple[str, str], float]]:
-    names = NAMES[:max(players or 3, len(strategies))]
-    bots = {name: Bot(strategies[i % len(strategies)], f"{seed}:{index}:{name}")
+def seated(names: list[str], strategies: list[str], seed: int, index: int) -> dict[str, Bot]:
+    """A bot for each player, the strategies given in turn, each seeded by the run and
+    the player's name."""
+    return {name: Bot(strategies[i % len(strategies)], f"{seed}:{index}:{name}")
             for i, name in enumerate(names)}
-    found = GameFindings(ruleset, index, seed, [bots[n].strategy for n in names])
-    game_id = f"sim-{index}"
-    rules = None
-    if extra_rules:
-        base = load_ruleset(ruleset).game_payload(game_id, game_id, seed, "simulated", None)
-        rules = [*base["rules"], *extra_rules]
-    service.commands.create_game(ruleset, game_id=game_id, seed=seed + index, start=START,
-                                 players=names, rules=rules)
-    start_numbers: dict[tuple[str, str], float] = {}
-    middle_numbers: dict[tuple[str, str], float] = {}
-    middle = max(warmup_turns(turns) + 1, (warmup_turns(turns) + turns) // 2)
+
+
+def play_game(service: Service, game_id: str, found: GameFindings, bots: dict[str, Bot],
+              turns: int, on_turn: Callable[[], None] | None = None) -> Trace:
+    """Let ``bots`` play ``turns`` turns of the game (or until it ends or stalls) and
+    write what showed into ``found``; the game's numbers (see :data:`Trace`).
+    ``on_turn`` is called after every turn."""
+    found.bots = [bot.strategy for bot in bots.values()]
+    first_seq = service.reads.load(game_id).seq  # aborts before the run are not its own
+    turn_ends: list[int] = []
+    period = _Period(service, game_id)
+    start: Numbers = {}
+    middle: Numbers = {}
+    halfway = max(warmup_turns(turns) + 1, (warmup_turns(turns) + turns) // 2)
+    gains = _gains(service, game_id)
     try:
+        turn_ends.append(service.reads.load(game_id).seq)  # turn 0: the run's own start
         for turn in range(1, turns + 1):
             found.turns = turn
-            offered_any = _turn(service, game_id, turn, bots, found)
+            offered_any = _turn(service, game_id, turn, bots, found, gains)
             state = service.reads.load(game_id)
             if state.ended:
                 found.ended, found.winners, found.end_turn = True, list(state.winners), turn
-                break
-            if turn == warmup_turns(turns):
-                start_numbers = numbers(state.players, state.vars)
-            if turn == middle:
-                middle_numbers = numbers(state.players, state.vars)
-            deadline = _next_deadline(state.timers.values())
-            if deadline is not None:
+            elif (deadline := _next_deadline(state.timers.values())) is not None:
                 service.commands.advance(game_id, to=max(deadline, state.time))
             elif not offered_any:
                 found.stall_turn = turn
+            state = service.reads.load(game_id)
+            turn_ends.append(state.seq)
+            period.seen(state.vars, turn)
+            _invariants(service, state, turn, found)
+            if turn == warmup_turns(turns):
+                start = numbers(state.players, state.vars)
+            if turn == halfway:
+                middle = numbers(state.players, state.vars)
+            if on_turn is not None:
+                on_turn()
+            if found.ended or found.stall_turn:
                 break
     except Exception as error:  # noqa: BLE001 - a finding: the simulation reports it
         found.internal_errors.append(_error_line(error))
     state = service.reads.load(game_id)
-    end_numbers = numbers(state.players, state.vars)
-    found.runaways = runaways(start_numbers, middle_numbers, end_numbers) \
-        if start_numbers else []
+    end = numbers(state.players, state.vars)
+    found.runaways = runaways(start, middle, end) if start else []
+    found.period, found.period_stuck = period.told(found.turns)
     log = service.reads.log(game_id)
-    found.aborts = aborts([e["payload"] for e in log if e["type"] == "rule_code_aborted"])
+    found.aborts, found.budget = aborts(
+        [{**e["payload"], "turn": _turn_of(e["seq"], turn_ends)} for e in log
+         if e["type"] == "rule_code_aborted" and e["seq"] > first_seq])
     found.replay_matches = service.reads.replay(game_id).to_dict() == state.to_dict()
-    return found, end_numbers
+    return start, middle, end
+
+
+class _Period:
+    """The ruleset's period variable through a run: when it last moved, how often."""
+
+    def __init__(self, service: Service, game_id: str) -> None:
+        state = service.reads.load(game_id)
+        self.variable = service.reads.words(game_id).period_variable(state.vars)
+        self.value = state.vars.get(self.variable) if self.variable else None
+        self.since, self.moves = 0, 0
+
+    def seen(self, game_vars: dict[str, Any], turn: int) -> None:
+        if self.variable is not None and game_vars.get(self.variable) != self.value:
+            self.value, self.since, self.moves = game_vars.get(self.variable), turn, \
+                self.moves + 1
+
+    def told(self, turns: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        if self.variable is None:
+            return None, None
+        period = {"variable": self.variable, "value": self.value, "since_turn": self.since,
+                  "moves": self.moves}
+        if turns - self.since < stuck_after(turns):
+            return period, None
+        return period, {"variable": self.variable, "value": self.value,
+                        "since_turn": self.since, "turns": turns - self.since,
+                        "baseline_moves": None}
+
+
+def _gains(service: Service, game_id: str) -> Callable[[str], Callable[[str], float]]:
+    """For a player, what adopting a proposal now would add to its score (the ruleset's
+    ``[vocabulary] score`` variables, summed), by the dry run: the self-interested
+    bot's question."""
+    def for_player(player: str) -> Callable[[str], float]:
+        def gain(proposal: str) -> float:
+            try:
+                shown = service.reads.dry_run(game_id, proposal)
+            except ServiceError:
+                return 0.0
+            if shown["refused"]:
+                return 0.0
+            return _score(shown["summary_after"], player) - \
+                _score(shown["summary_before"], player)
+        return gain
+    return for_player
+
+
+def _score(summary: dict[str, Any], player: str) -> float:
+    own = summary["players"].get(player) or {}
+    return sum(float(own.get(var) or 0) for var in summary["score"]
+               if isinstance(own.get(var) or 0, int | float))
 
 
 def _turn(service: Service, game_id: str, turn: int, bots: dict[str, Bot],
-          found: GameFindings) -> bool:
+          found: GameFindings, gains: Callable[[str], Callable[[str], float]]) -> bool:
     """Every active player acts once if its bot wants to; whether anything was offered."""
     offered_any = False
     for name, bot in bots.items():
         state = service.reads.load(game_id)
         if state.ended:
             break
+        if name not in state.active_players():
+            continue
         offered = service.reads.actions_for(game_id, name)
         offered_any = offered_any or bool(offered)
-        choice = bot.choose(offered, list(state.active_players()))
+        choice = bot.choose(offered, list(state.active_players()), gains(name))
         if choice is None:
             continue
         action, args = choice
@@ -154,6 +244,15 @@ def _turn(service: Service, game_id: str, turn: int, bots: dict[str, Bot],
     return offered_any
 
 
+def _invariants(service: Service, state: Any, turn: int, found: GameFindings) -> None:
+    """The statements the rules say do not hold now, each told once (its first turn)."""
+    told = {(i["rule"], i["statement"]) for i in found.invariants}
+    for rule, statement in service.reads.engine.invariants(state, state.time):
+        if (rule, statement) not in told:
+            told.add((rule, statement))
+            found.invariants.append({"statement": statement, "turn": turn, "rule": rule})
+
+
 def _refused(found: GameFindings, bot: Bot, turn: int, player: str, action: str,
              why: str) -> None:
     """A refusal: a finding when every value was one offered, else a guess refused."""
@@ -162,6 +261,11 @@ def _refused(found: GameFindings, bot: Bot, turn: int, player: str, action: str,
         found.guesses_refused += 1
     else:
         found.refused.append({"turn": turn, "player": player, "action": action, "why": why})
+
+
+def _turn_of(seq: int, turn_ends: list[int]) -> int:
+    """The turn an event of the run came in (0: before the bots' first turn)."""
+    return next((turn for turn, last in enumerate(turn_ends) if seq <= last), len(turn_ends))
 
 
 def _next_deadline(timers: Iterable[dict[str, Any]]) -> str | None:

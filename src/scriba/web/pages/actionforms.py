@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from scriba.service.deciding import field_word
+
 # A vote's choices by meaning, in this order; meanings a ruleset adds come after.
 MEANINGS = ("for", "against", "abstain", "present")
 # Free text parameters written on several lines.
@@ -146,21 +148,19 @@ class FormBuilder:
         # The ruleset's language, where it is not the page's (marked with ``lang``).
         self.rule_lang = None if words.ruleset_language == page_lang else \
             words.ruleset_language
-        self.builtin_params = {
-            "label": (_("Label of the proposal"),
-                      _("A short name for it, instead of its number")),
-            "title": (_("Title of the proposal"), ""),
-            "text": (_("Text of the proposal"), _("Why, in your words")),
-            "proposal": (_("Proposal"), ""),
-            "choice": (_("Your vote"), ""),
-        }
+        # The kernel's fields of a proposal and a vote, titled as its refusals name them
+        # (the service's words), with the pages' help.
+        helps = {"label": _("A short name for it, instead of its number"),
+                 "text": _("Why, in your words"),
+                 "question": _("What the judge is asked to decide")}
+
+        def titled(names: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+            return {name: (field_word(name, page_lang) or name, helps.get(name, ""))
+                    for name in names}
+        self.builtin_params = titled(("label", "title", "text", "proposal", "choice"))
         # The kernel's parameters of a court's actions (a case, a judgment, an appeal).
-        self.court_params = {
-            "question": (_("Question"), _("What the judge is asked to decide")),
-            "case": (_("Case"), ""), "judgment": (_("Judgment"), ""),
-            "reasons": (_("Reasons"), ""), "rules": (_("Rules it interprets"), ""),
-            "parties": (_("Parties"), ""),
-        }
+        self.court_params = titled(("question", "case", "judgment", "reasons", "rules",
+                                    "parties"))
         self.kind_labels = {"propose": _("Propose a rule change"), "vote": _("Cast a vote"),
                             "join": _("Join the game"), "leave": _("Leave the game")}
         self.meanings = {"for": _("for"), "against": _("against"),

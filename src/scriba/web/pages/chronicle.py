@@ -81,14 +81,15 @@ def chronicle_context(service: Any, game_id: str, reader: common.Reader,
     """One page of the chronicle, newest first: a reader of a long game comes for what
     happened lately, and goes back with "earlier" (``before``: the entries before that
     event) or forward with "later" (``after``). Plain links: no JavaScript."""
-    reports = service.reads.period_reports(game_id, reader.language)
-    chosen = None
+    chosen, index = None, None
     if period not in (None, ""):
         try:
             index = int(str(period))
-            chosen = reports[index] if index >= 0 else None
-        except (ValueError, IndexError):
-            chosen = None
+        except ValueError:
+            index = None
+        if index is not None and index >= 0:  # a page copies only the reports it shows
+            found = service.reads.period_reports(game_id, reader.language, index, index + 1)
+            chosen = found[0] if found else None
     since, until = (chosen["start"], chosen.get("end")) if chosen else (None, None)
     kinds = [kind] if kind else None
     ask = {"player": player or None, "kinds": kinds, "since": since, "until": until,
@@ -110,13 +111,15 @@ def chronicle_context(service: Any, game_id: str, reader: common.Reader,
              "latest": kept if later else None}
     # A long game has a report per period by the thousand: the page shows the latest
     # few and offers the latest periods to choose (an older one: ?period=N still works).
-    listed = list(enumerate(reports))[-PERIODS_LISTED:]
-    if chosen is not None and all(r is not chosen for _, r in listed):
-        listed.insert(0, (int(str(period)), chosen))
-    known = {str(r["id"]) for r in service.reads.rules_at(game_id)}  # pages to link to
+    listed = service.reads.period_titles(game_id, reader.language, PERIODS_LISTED)
+    if chosen is not None and all(i != index for i, _ in listed):
+        listed.insert(0, (index, chosen))
+    known = service.reads.rule_numbers(game_id)  # pages to link to
     # Refusals are a filter only for whom some are shown: their author and the officer.
     private = reader.player is not None or reader.officer
-    return {"entries": entries, "reports": [chosen] if chosen else reports[-REPORTS_SHOWN:],
+    latest = [] if chosen else service.reads.period_reports(game_id, reader.language,
+                                                            -REPORTS_SHOWN)
+    return {"entries": entries, "reports": [chosen] if chosen else latest,
             "periods": listed, "filters": filters, "pages": pages,
             "told": lambda entry, url: rule_links(entry, url, game_id, reader.language,
                                                   known),
@@ -128,10 +131,13 @@ def chronicle_page(request: Request, game_id: str, player: str | None = None,
                    kind: str | None = None, period: str | None = None,
                    before: int | None = None, after: int | None = None) -> Response:
     def build(service: Any, status: dict[str, Any], reader: common.Reader) -> Response:
-        ctx = chronicle_context(service, game_id, reader, player, kind, period,
-                                _seq(before), _seq(after))
-        players = service.reads.summary(game_id, ["players"])["players"]
-        spans = service.cases.corrected_spans(game_id)  # entries decided again since
+        # One state for the whole page (caught up once, not at each of its reads); the
+        # reads' lock, which no command takes, is let go before the page is rendered.
+        with service.reads.reading(game_id):
+            ctx = chronicle_context(service, game_id, reader, player, kind, period,
+                                    _seq(before), _seq(after))
+            players = service.reads.summary(game_id, ["players"])["players"]
+            spans = service.cases.corrected_spans(game_id)  # entries decided again since
 
         def superseded_by(seq: int) -> int | None:
             return next((n for first, last, n in spans if first <= seq <= last), None)

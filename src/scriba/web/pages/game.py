@@ -121,7 +121,15 @@ def game_context(service: Any, game_id: str, status: dict[str, Any],
         "offices": summary.get("offices") or {}, "assets": summary.get("assets") or {},
         "game_vars": summary.get("vars") or {},
         "rules": service.reads.rules_at(game_id),
+        "fork_of": _fork_of(service, game_id, reader.language),
     }
+
+
+def _fork_of(service: Any, game_id: str, language: str) -> dict[str, Any] | None:
+    """What the game is a fork of: the origin's id and a sentence (None: no fork)."""
+    origin = service.forks.origin(game_id)
+    return None if origin is None else {
+        "game": origin.get("game"), "sentence": service.forks.told(game_id, language)}
 
 
 @router.get("/games/{game_id}", response_class=HTMLResponse)

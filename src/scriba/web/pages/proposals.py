@@ -13,6 +13,7 @@ from scriba.service.words import choice_word, key_word
 from scriba.web.pages import common
 from scriba.web.pages.format import change_kind, diff_rows, short
 from scriba.web.pages.game import game_info, page
+from scriba.web.pages.proposaltest import lab_view
 from scriba.web.pages.rules import change_names
 
 router = APIRouter()
@@ -127,5 +128,6 @@ def proposal_page(request: Request, game_id: str, ref: str) -> Response:
                                                              proposal),
             state_rows=state_changes((dry or {}).get("summary_before") or {},
                                      (dry or {}).get("summary_after") or {}),
-            change_names=change_names(reader.language))
+            change_names=change_names(reader.language),
+            lab=lab_view(service, game_id, proposal, seated, reader.language))
     return page(request, game_id, build)
