@@ -151,9 +151,9 @@ def test_every_finding_is_told_in_the_readers_language_with_the_games_words(
     assert lines[0] == first
     farm = {"en": "With the proposal, MI1's punti grew from 3 to 41 (without it, 14). This "
                   "happened in 2 of the 4 games.",
-            "it": "Con la proposta, punti di MI1 sale da 3 a 41 (senza, 14). È successo in "
-                  "2 delle 4 partite.",
-            "de": "Mit dem Vorschlag stieg punti von MI1 von 3 auf 41 (ohne ihn: 14). Das "
+            "it": "Con la proposta, «punti» di MI1: da 3 a 41 (senza la proposta: 14). È "
+                  "successo in 2 delle 4 partite.",
+            "de": "Mit dem Vorschlag: „punti“ von MI1 von 3 auf 41 (ohne ihn: 14). Das "
                   "geschah in 2 der 4 Partien."}[language]
     assert lines[1] == farm
     label = {"en": "Skip your turn", "it": "Salta il turno", "de": "Salta il turno"}[language]

@@ -63,13 +63,13 @@ def test_a_player_tests_the_vote_farm_by_mail(lab_service: Service, keys: Keys) 
         assert f"La prova della proposta {number} “Premio al voto”:" in report
         assert "Provata in una partita di 12 turni a partire dalla partita com'è ora." \
             in report, report
-        assert f"Con la proposta, punti di {AUTHOR} sale da" in report, report
+        assert f"Con la proposta, «punti» di {AUTHOR}: da" in report, report
         assert "points" not in report and "{" not in report
         # Asked again, the game as it stands: told at once, no second test.
         post.send(mail["Bruno"], address, f"prova {number}\n")
         again = _report(post, service, mail["Bruno"], 1)[-1]
         assert f"La proposta {number} “Premio al voto” è già stata provata" in again, again
-        assert f"punti di {AUTHOR} sale da" in again
+        assert f"«punti» di {AUTHOR}: da" in again
         # No number: how to write it.
         post.send(mail["Carla"], address, "prova la proposta\n")
         assert "per esempio: prova 12" in _report(post, service, mail["Carla"], 1)[-1]

@@ -83,7 +83,7 @@ def test_the_four_planted_proposals_are_classified_through_the_api(lab_server) -
     assert "runaway" in kinds["farm"], told["farm"]
     assert any(f["kind"] == "runaway" and f["who"] == AUTHOR and f["variable"] == "points"
                for f in done["farm"]["findings"])
-    assert f"punti di {AUTHOR} sale da" in told["farm"]
+    assert f"«punti» di {AUTHOR}: da" in told["farm"]
     # The endless turn: the game stuck where without it it moves on.
     assert kinds["endless"] & {"period_stuck", "stall"}, told["endless"]
     assert "resta a" in told["endless"] or "si blocca" in told["endless"]
@@ -96,7 +96,7 @@ def test_the_four_planted_proposals_are_classified_through_the_api(lab_server) -
     # The same report in the reader's language, and as data.
     german = httpx.get(farm, params={"lang": "de"}).json()
     assert german["sentences"][0].startswith("Getestet in einer Partie zu 12 Durchgängen")
-    assert f"punti von {AUTHOR} von" in "\n".join(german["sentences"])
+    assert f"„punti“ von {AUTHOR} von" in "\n".join(german["sentences"])
     assert german["report"]["games"] == 1 and german["report"]["proposal"] == \
         planted["farm"][1]
 

@@ -93,7 +93,7 @@ def test_a_player_tests_the_vote_farm_from_its_page(tmp_path, monkeypatch) -> No
         WebDriverWait(driver, 400, poll_frequency=1).until(finished)
         told = driver.find_element(By.CSS_SELECTOR, "section.lab ul.lab-findings").text
         assert "Provata in una partita di 12 turni a partire dalla partita com'è ora." in told
-        assert f"Con la proposta, punti di {AUTHOR} sale da" in told, told
+        assert f"Con la proposta, «punti» di {AUTHOR}: da" in told, told
         assert "points" not in told and "{" not in told and "None" not in told
         assert not driver.find_elements(By.CSS_SELECTOR, 'meta[http-equiv="refresh"]')
     finally:

@@ -84,8 +84,17 @@ def pair(found: GameFindings, trace: Trace, baseline: GameFindings, without: Tra
     runaways are those beyond the baseline's, its stuck period says how often the
     period moved there."""
     found.runaways = paired_runaways(trace, without)
-    if found.period_stuck is not None:
-        found.period_stuck["baseline_moves"] = (baseline.period or {}).get("moves", 0)
+    # Paired, the game's own pace is known: the period is stuck when it stayed unmoved
+    # long enough while, in the same turns, it moved on in the game without the proposal.
+    found.period_stuck = None
+    mine, theirs = found.period or {}, baseline.period or {}
+    quiet = found.turns - int(mine.get("since_turn") or 0)
+    moved_there = sum(1 for turn in theirs.get("moved_in") or [] if turn > mine["since_turn"]) \
+        if mine else 0
+    if mine and quiet >= stuck_after(found.turns) and moved_there > 0:
+        found.period_stuck = {"variable": mine["variable"], "value": mine["value"],
+                              "since_turn": mine["since_turn"], "turns": quiet,
+                              "baseline_moves": theirs.get("moves", 0)}
 
 
 def play(opener: Opener, ruleset: str, index: int, turns: int, bots: list[str], seed: int,
@@ -167,6 +176,11 @@ def play_game(service: Service, game_id: str, found: GameFindings, bots: dict[st
     return start, middle, end
 
 
+# Turns a run must last for a period that never moved to be called stuck on the run's
+# own evidence (with no stretch of the period's to measure it by).
+LONG_RUN = 40
+
+
 class _Period:
     """The ruleset's period variable through a run: when it last moved, how often."""
 
@@ -174,19 +188,25 @@ class _Period:
         state = service.reads.load(game_id)
         self.variable = service.reads.words(game_id).period_variable(state.vars)
         self.value = state.vars.get(self.variable) if self.variable else None
-        self.since, self.moves = 0, 0
+        self.since, self.moves, self.moved_in = 0, 0, []
 
     def seen(self, game_vars: dict[str, Any], turn: int) -> None:
         if self.variable is not None and game_vars.get(self.variable) != self.value:
             self.value, self.since, self.moves = game_vars.get(self.variable), turn, \
                 self.moves + 1
+            self.moved_in.append(turn)
 
     def told(self, turns: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The period through the run, and whether it is stuck as far as this run alone
+        can say: unmoved three times longer than its longest stretch before (a round of
+        many players' turns is long), or, never moved, for the whole of a long run."""
         if self.variable is None:
             return None, None
         period = {"variable": self.variable, "value": self.value, "since_turn": self.since,
-                  "moves": self.moves}
-        if turns - self.since < stuck_after(turns):
+                  "moves": self.moves, "moved_in": list(self.moved_in)}
+        stretches = [b - a for a, b in zip([0, *self.moved_in], self.moved_in, strict=False)]
+        needed = 3 * max(stretches) if stretches else LONG_RUN
+        if turns - self.since < max(stuck_after(turns), needed):
             return period, None
         return period, {"variable": self.variable, "value": self.value,
                         "since_turn": self.since, "turns": turns - self.since,
