@@ -1,8 +1,8 @@
 """``scriba simulate RULESET|GAME [--proposal N] --games N --turns T --bots random,for
 --seed S [--json]``: bots play games in memory (:mod:`scriba.service.lab`), and the
 findings are told in sentences (a developer's tool: in English), or with ``--json`` as
-data. RULESET: new games of a bundled ruleset, one after the other or ``--workers`` side by
-side. GAME: a game of the database (``--db``), played on from its current state; with
+data. RULESET: new games of a bundled ruleset, side by side on every core (``--workers``
+processes). GAME: a game of the database (``--db``), played on from its current state; with
 ``--proposal N`` each run with the proposal adopted now is paired with the same run
 with it rejected, and the report is the difference."""
 
@@ -35,8 +35,9 @@ def simulate_command(
                              "random, for, against, self, idle"),
     players: int = typer.Option(3, help="Players in each new game (at least one per bot)"),
     seed: int = typer.Option(0, help="The same seed plays the same games"),
-    workers: int = typer.Option(1, help="Processes playing the games side by side (the "
-                                "machine's cores at most; the findings are the same)"),
+    workers: int | None = typer.Option(None, help="Processes playing the games side by "
+                                       "side (default: every core of the machine; the "
+                                       "findings are the same)"),
     as_json: bool = typer.Option(False, "--json", help="The findings as one JSON object"),
     db: str = DbOption,
 ) -> None:
@@ -52,6 +53,7 @@ def simulate_command(
         raise Mistake(f"Bots are some of {', '.join(STRATEGIES)}, separated by commas.")
     if not (1 <= games <= 1000 and 1 <= turns <= 10_000 and 1 <= players <= 8):
         raise Mistake("Choose 1 to 1000 games, 1 to 10000 turns and 1 to 8 players.")
+    workers = workers if workers is not None else os.cpu_count() or 1
     if not 1 <= workers <= (os.cpu_count() or 1):
         raise Mistake(f"Choose 1 to {os.cpu_count() or 1} workers (the machine's cores).")
     known = [r.id for r in list_rulesets()]
