@@ -36,7 +36,7 @@ def test_a_player_forks_the_game_from_its_page_and_runs_the_fork(tmp_path) -> No
         anna = signed_in(server.base, email("Anna"), PASSWORD)
         anna.cookies.set(LANGUAGE_COOKIE, "it")
         page = anna.get("/games/torre").text
-        assert "Prova su una copia" in text_of(page)
+        assert "Una copia della partita" in text_of(page)
         made = anna.post("/games/torre/fork", data={
             "csrf_token": csrf_of(page), "name": "La torre, prova", "at": ""})
         assert made.status_code == 303, made.text[:500]

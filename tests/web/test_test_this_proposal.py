@@ -74,7 +74,7 @@ def test_a_player_tests_the_vote_farm_from_its_page(tmp_path, monkeypatch) -> No
         driver.add_cookie({"name": LANGUAGE_COOKIE, "value": "it"})
         driver.get(server.base + page)
         section = driver.find_element(By.CSS_SELECTOR, "section.lab")
-        assert "Prova questa proposta" in section.text
+        assert "Metti alla prova questa proposta" in section.text
         assert "Una partita di 12 turni, entro 5 minuti." in section.text
         assert driver.find_elements(By.CSS_SELECTOR, "section.dryrun")  # beside the dry run
         button = section.find_element(By.CSS_SELECTOR, "form button[type=submit]")
