@@ -2,12 +2,15 @@
 the four planted proposals of issue 22 (tests/lab_planted.py), each in a game of its own,
 tested by a player with the host's small bounds (settings), and classified as a player
 reads them: the vote farm's author's score running away, the endless turn stuck, the late
-abort's rule failing, the harmless one with no alarm. Nobody without a seat may start a
-test; the answers are in the reader's language; hostile paths are refused."""
+abort's rule failing, the harmless one with no alarm; each proposal's page tells the
+same sentences to whoever reads it. Nobody without a seat may start a test; the answers
+are in the reader's language; hostile paths are refused."""
 
 from __future__ import annotations
 
+import re
 import time
+from html import unescape
 
 import httpx
 import pytest
@@ -20,6 +23,14 @@ from scriba.service import open_service
 BOUNDS = {"SCRIBA_LAB_GAMES": "1", "SCRIBA_LAB_TURNS": "12", "SCRIBA_LAB_SEED": "5",
           "SCRIBA_LAB_SECONDS": "300", "SCRIBA_LAB_WORKERS": "2",
           "SCRIBA_LAB_BOTS": "random,for"}
+
+
+def _findings_on_page(html: str) -> list[str]:
+    """The lines of the page's findings (its ``ul.lab-findings``), as a reader sees them."""
+    found = re.search(r'<ul class="lab-findings"[^>]*>(.*?)</ul>', html, re.S)
+    assert found, "the page shows no findings"
+    return [" ".join(unescape(re.sub(r"<[^>]+>", " ", item)).split())
+            for item in re.findall(r"<li>(.*?)</li>", found.group(1), re.S)]
 
 
 def _done(url: str, timeout: float = 400) -> dict:
@@ -93,6 +104,11 @@ def test_the_four_planted_proposals_are_classified_through_the_api(lab_server) -
     # The harmless one: no finding, no false alarm.
     assert done["harmless"]["findings"] == [], told["harmless"]
     assert "Nessun problema trovato" in told["harmless"]
+    # Each proposal's page tells what the API told, to any reader, in the game's language.
+    for name, (game, number) in planted.items():
+        page = httpx.get(f"{server.url}/games/{game}/proposals/{number}", timeout=30)
+        assert page.status_code == 200
+        assert _findings_on_page(page.text) == done[name]["sentences"], name
     # The same report in the reader's language, and as data.
     german = httpx.get(farm, params={"lang": "de"}).json()
     assert german["sentences"][0].startswith("Getestet in einer Partie zu 12 Durchgängen")
