@@ -54,6 +54,17 @@ def test_random_bots_play_every_bundled_ruleset_without_a_fault(ruleset):
     assert found.invariants == [], "\n".join(describe(found))
 
 
+def test_a_game_that_ends_without_a_winner_says_why():
+    # Seed 7: in DecameroNomic's 19th Giornata only the King had proposed, so rule 7 can
+    # crown no one and ends the game.
+    (found,), _ = simulate(open_service, "decameronomic", games=1, turns=20, bots=["random"],
+                           seed=7)
+    assert found.ended and found.winners == [] and "(regola 7)" in found.end_reason
+    told = describe(found)[0]
+    assert f"ended in turn {found.end_turn} with no winner. Why: Nessun Giocatore" in told
+    assert "nobody" not in told and "None" not in told
+
+
 def test_the_same_seed_plays_the_same_games_in_one_process_or_two():
     first, _ = simulate(open_service, "decameronomic-rimaneggiato", 2, 4, ["random", "for"], seed=7)
     again, _ = simulate(open_service, "decameronomic-rimaneggiato", 2, 4, ["random", "for"], seed=7,

@@ -47,6 +47,7 @@ class GameFindings:
     ended: bool = False
     winners: list[str] = field(default_factory=list)
     end_turn: int | None = None
+    end_reason: str | None = None  # what the rule that ended it said (its game_ended)
     stall_turn: int | None = None  # nobody could act and no deadline was left
     # the period variable: its name, its last value, the turn it took it, how often it moved
     period: dict[str, Any] | None = None
@@ -73,7 +74,8 @@ class GameFindings:
         lab's contract with its tellers: fields are added, never renamed)."""
         out: list[dict[str, Any]] = []
         if self.ended:
-            out.append({"kind": "ended", "turn": self.end_turn, "winners": list(self.winners)})
+            out.append({"kind": "ended", "turn": self.end_turn, "winners": list(self.winners),
+                        "reason": self.end_reason})
         if self.stall_turn:
             out.append({"kind": "stall", "turn": self.stall_turn})
         if self.period_stuck:
@@ -194,8 +196,7 @@ def describe(found: GameFindings) -> list[str]:
     """The game's findings in sentences, the end first."""
     head = f"Game {found.game} ({found.ruleset}, bots {', '.join(found.bots)}): "
     if found.ended:
-        who = ", ".join(found.winners) or "nobody"
-        lines = [head + f"ended in turn {found.end_turn}, won by {who}."]
+        lines = [head + _ended(found.end_turn, found.winners, found.end_reason)]
     else:
         plural = "" if found.turns == 1 else "s"
         lines = [head + f"still running after {found.turns} turn{plural}."]
@@ -205,14 +206,22 @@ def describe(found: GameFindings) -> list[str]:
                     if not line.startswith("Ended")]
 
 
+def _ended(turn: int | None, winners: list[str], reason: str | None) -> str:
+    """How a game ended, and why when its rules said so."""
+    said = f"ended in turn {turn}, won by {', '.join(winners)}." if winners else \
+        f"ended in turn {turn} with no winner."
+    reason = " ".join(str(reason or "").split())
+    return said + (f" Why: {reason.rstrip('.')}." if reason else "")
+
+
 def tell_findings(findings: list[dict[str, Any]]) -> list[str]:
     """Findings (as :meth:`GameFindings.findings` gives them) in developers' sentences."""
     lines = []
     for f in findings:
         kind = f["kind"]
         if kind == "ended":
-            lines.append(f"Ended in turn {f['turn']}, won by "
-                         f"{', '.join(f['winners']) or 'nobody'}.")
+            said = _ended(f["turn"], f["winners"], f.get("reason"))
+            lines.append(said[0].upper() + said[1:])
         elif kind == "stall":
             lines.append(f"Stalled in turn {f['turn']}: nobody could act and no deadline "
                          "was left.")
@@ -253,5 +262,10 @@ def summary(all_found: list[GameFindings], seconds: float) -> list[str]:
     ended = sum(f.ended for f in all_found)
     problems = sum(f.problems for f in all_found)
     rate = turns / seconds if seconds > 0 else 0.0
-    return [f"{games} games, {turns} turns in {seconds:.1f} s "
-            f"({rate:.1f} game turns per second); {ended} ended; {problems} findings."]
+    return [f"{_count(games, 'game')}, {_count(turns, 'turn')} in {seconds:.1f} s "
+            f"({rate:.1f} game turns per second); {ended} ended; "
+            f"{_count(problems, 'finding')}."]
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -146,6 +146,7 @@ def play_game(service: Service, game_id: str, found: GameFindings, bots: dict[st
             state = service.reads.load(game_id)
             if state.ended:
                 found.ended, found.winners, found.end_turn = True, list(state.winners), turn
+                found.end_reason = _end_reason(service, game_id)
             elif (deadline := _next_deadline(state.timers.values())) is not None:
                 service.commands.advance(game_id, to=max(deadline, state.time))
             elif not offered_any:
@@ -286,6 +287,12 @@ def _refused(found: GameFindings, bot: Bot, turn: int, player: str, action: str,
 def _turn_of(seq: int, turn_ends: list[int]) -> int:
     """The turn an event of the run came in (0: before the bots' first turn)."""
     return next((turn for turn, last in enumerate(turn_ends) if seq <= last), len(turn_ends))
+
+
+def _end_reason(service: Any, game_id: str) -> str | None:
+    """What the rule that ended the game gave as its reason (in the game's language)."""
+    ended = [e for e in service.reads.log(game_id) if e["type"] == "game_ended"]
+    return str(ended[-1]["payload"].get("reason") or "") or None if ended else None
 
 
 def _next_deadline(timers: Iterable[dict[str, Any]]) -> str | None:
