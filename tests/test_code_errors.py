@@ -283,3 +283,14 @@ def test_a_std_call_with_wrong_arguments_is_told_by_the_dry_run_in_italian(
         {"enact": {"title": "Rotta", "text": "Una regola.", "code": code}}]}, "it")
     aborted = checked["dry_run"]["aborted"]
     assert aborted and aborted[0]["explained"].startswith("Riga 2, colonna 13: " + said)
+
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("en", "The rule stopped itself: “not yet”."),
+    ("it", "La regola si è fermata da sé: «not yet»."),
+    ("de", "Die Regel hat sich selbst angehalten: „not yet“.")])
+def test_a_rules_own_fail_is_told_in_its_words_not_the_builtins(games, language: str,
+                                                                  said: str) -> None:
+    message = propose(games[language], 'fail("not yet")\n')
+    assert said in message, message
+    assert "fail:" not in message

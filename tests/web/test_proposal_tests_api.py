@@ -97,10 +97,12 @@ def test_the_four_planted_proposals_are_classified_through_the_api(lab_server) -
     assert f"«punti» di {AUTHOR}: da" in told["farm"]
     # The endless turn: the game stuck where without it it moves on.
     assert kinds["endless"] & {"period_stuck", "stall"}, told["endless"]
-    assert "resta a" in told["endless"] or "si blocca" in told["endless"]
+    assert "«Turno di Bruno» non finisce: dura" in told["endless"] or \
+        "si blocca" in told["endless"]  # the period by its title, as the game names it
     # The late abort: its rule's code fails, told with the rule's number.
     assert "abort" in kinds["late_abort"], told["late_abort"]
     assert "il codice della regola" in told["late_abort"]
+    assert "La regola si è fermata da sé: «troppi turni»." in told["late_abort"]  # not "fail:"
     # The harmless one: no finding, no false alarm.
     assert done["harmless"]["findings"] == [], told["harmless"]
     assert "Nessun problema trovato" in told["harmless"]

@@ -46,6 +46,7 @@ SENTENCES: dict[str, str] = {
     "unknown_key": "The key `{key}` is not there.",
     "unknown_effect": "There is no effect `{name}`.",
     "no_reason": "The code cannot be used, and no reason was given.",
+    "rule_failed": "The rule stopped itself: “{message}”.",
     "no_return": "The function `{name}` builds effects but never returns them, so they "
                  "are lost.",
     # what to do
@@ -227,6 +228,8 @@ def _classify(told: Told, message: str, code: str | None, source: str) -> Told:
         told.fixes = ((("did_you_mean", {"name": guess}),) if guess else ())
     elif said := contracterrors.read(message):
         told.wrong, told.fixes = said
+    elif m := re.match(r"fail: (.+)", message):  # the rule's own fail("…"): its words
+        told.wrong = ("rule_failed", {"message": m.group(1).strip().rstrip(".")})
     else:
         message = re.sub(r"^StdError: ", "", message)
         told.wrong = ("other", {"message": message}) if message else ("no_reason", {})

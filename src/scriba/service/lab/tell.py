@@ -16,6 +16,7 @@ from typing import Any
 
 from scriba.service.codeerrors import explain
 from scriba.service.messages import translate
+from scriba.service.periods import period_title
 from scriba.service.words import Words
 
 T = {
@@ -32,10 +33,10 @@ T = {
                           "{end}.",
     "stall": "With the proposal, the game stalled in turn {turn}: nobody could act any more "
              "and no deadline was left.",
-    "period_stuck": "With the proposal, {period} stayed at {value} for {turns} turns from "
-                    "turn {since} (without it, it moved on {moves} times).",
-    "period_stuck_alone": "With the proposal, {period} stayed at {value} for {turns} turns "
-                          "from turn {since}.",
+    "period_stuck": "With the proposal, “{period}” did not end: it lasted {turns} turns "
+                    "from turn {since} (without it, the game moved on {moves} times).",
+    "period_stuck_alone": "With the proposal, “{period}” did not end: it lasted {turns} "
+                          "turns from turn {since}.",
     "ended": "With the proposal, the game ended in turn {turn}, won by {winners}.",
     "ended_nobody": "With the proposal, the game ended in turn {turn}, with no winner.",
     "abort": "With the proposal, the code of rule {rule} failed {count} times, the first in "
@@ -98,6 +99,11 @@ def _same(found: dict[str, Any]) -> tuple[Any, ...]:
     return (kind, *(str(found.get(k)) for k in keys))
 
 
+def _sentence(text: str) -> str:
+    """``text`` ending as a sentence does (a sandbox's message may not)."""
+    return text if not text or text[-1] in ".!?…»”“\")" else text + "."
+
+
 def finding(found: dict[str, Any], words: Words, language: str) -> str:
     """One finding of :func:`~scriba.service.lab.findings` in a sentence."""
     kind = found.get("kind")
@@ -116,7 +122,8 @@ def finding(found: dict[str, Any], words: Words, language: str) -> str:
         return _("stall", language, turn=found.get("turn"))
     if kind == "period_stuck":
         variable = str(found.get("variable"))
-        values = {"period": words.var(variable), "value": show(variable, found.get("value")),
+        # The period by its title, as the game names it ("Turno di Bruno", "Giornata 2").
+        values = {"period": period_title(words, variable, found.get("value")),
                   "turns": found.get("turns"),
                   "since": max(1, int(found.get("since_turn") or 0))}  # 0: from the start
         if found.get("baseline_moves") is None:
@@ -133,7 +140,7 @@ def finding(found: dict[str, Any], words: Words, language: str) -> str:
         # The explanation's first line (where and what); its code excerpt is for the page
         # of the rule's author, not for a sentence.
         told = explain(str(found.get("reason") or ""), language).strip().splitlines()
-        return f"{head} {told[0].strip()}" if told else head
+        return f"{head} {_sentence(told[0].strip())}" if told else head
     if kind == "budget":
         return _("budget", language, rule=found.get("rule"), count=found.get("count"),
                  turn=found.get("first_turn"))
