@@ -146,7 +146,10 @@ def test_a_tally_shows_every_count_with_the_games_words() -> None:
 def test_a_timer_cancelled_is_named_from_when_it_was_set_and_aborts_are_short() -> None:
     told = _tell(SAMPLES, "en")
     assert told[SAMPLES.index(SAMPLES[14])] == "Deadline “fine” cancelled. (rule 3)"
-    assert told[-2] == "The code of rule 201 failed in on vote cast: fail: boom"
+    assert told[-2] == "The code of rule 201 failed: Line 2, column 5: The rule stopped " \
+        "itself: “boom”."
+    assert _tell(SAMPLES, "it")[-2] == "Il codice della regola 201 è fallito: Riga 2, " \
+        "colonna 5: La regola si è fermata da sé: «boom»."
 
 
 def test_names_and_texts_stay_verbatim_and_are_never_formatted() -> None:

@@ -330,6 +330,14 @@ def explain(error: str, language: str, code: str | None = None) -> str:
     return _explain_one(error, language, code)
 
 
+def in_a_line(error: str, language: str) -> str:
+    """The error told in one sentence (where, and what is wrong), for a sentence about it:
+    an explanation's first line, ending as a sentence does."""
+    lines = explain(error, language).strip().splitlines()
+    line = lines[0].strip() if lines else ""
+    return line if not line or line[-1] in ".!?…»”“\")" else line + "."
+
+
 def _explain_one(error: str, language: str, code: str | None) -> str:
     told = read(error, code)
     source = _line(code, told.line) if code else _shown_line(error, told.line)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scriba.service.codeerrors import in_a_line
 from scriba.service.messages import MESSAGES, translate
 from scriba.service.narrate_cases import CaseSentences
 from scriba.service.words import (
@@ -22,7 +23,6 @@ from scriba.service.words import (
     change_phrase,
     choice_word,
     key_word,
-    short_reason,
     show_time,
     show_value,
     status_word,
@@ -281,9 +281,9 @@ class Narrator(CaseSentences):
                        change=change_phrase(change, self.language), reason=why)
 
     def _rule_code_aborted(self, e: Event, p: dict[str, Any]) -> str:
-        return self._t("The code of rule {rule} failed in {hook}: {reason}",
-                       rule=p.get("rule"), hook=key_word(p.get("hook"), self.language),
-                       reason=short_reason(p.get("reason")))
+        # Told to players: where and what, in their language; not the hook's name.
+        return self._t("The code of rule {rule} failed: {reason}", rule=p.get("rule"),
+                       reason=in_a_line(str(p.get("reason") or ""), self.language))
 
     # --- time -----------------------------------------------------------------------
     def _timer_set(self, e: Event, p: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scriba.service.codeerrors import explain
+from scriba.service.codeerrors import in_a_line
 from scriba.service.messages import translate
 from scriba.service.periods import period_title
 from scriba.service.words import Words
@@ -99,11 +99,6 @@ def _same(found: dict[str, Any]) -> tuple[Any, ...]:
     return (kind, *(str(found.get(k)) for k in keys))
 
 
-def _sentence(text: str) -> str:
-    """``text`` ending as a sentence does (a sandbox's message may not)."""
-    return text if not text or text[-1] in ".!?…»”“\")" else text + "."
-
-
 def finding(found: dict[str, Any], words: Words, language: str) -> str:
     """One finding of :func:`~scriba.service.lab.findings` in a sentence."""
     kind = found.get("kind")
@@ -139,8 +134,8 @@ def finding(found: dict[str, Any], words: Words, language: str) -> str:
                  turn=found.get("first_turn"))
         # The explanation's first line (where and what); its code excerpt is for the page
         # of the rule's author, not for a sentence.
-        told = explain(str(found.get("reason") or ""), language).strip().splitlines()
-        return f"{head} {_sentence(told[0].strip())}" if told else head
+        told = in_a_line(str(found.get("reason") or ""), language)
+        return f"{head} {told}" if told else head
     if kind == "budget":
         return _("budget", language, rule=found.get("rule"), count=found.get("count"),
                  turn=found.get("first_turn"))

@@ -31,7 +31,7 @@ KINDS = ("proposal_submitted", "vote_cast", "proposal_resolved", "rule_changed",
 # "(regola 212)", "kraft Regel 5"): that word, in each language, is what a link covers.
 _RULE_SENTENCES = ("Rule {rule}", "(rule {rule})", "by rule {rule}",
                    "{named} becomes rule {to} {cause}.", "amend rule {rule}",
-                   "The code of rule {rule} failed in {hook}: {reason}")
+                   "The code of rule {rule} failed: {reason}")
 _MARK = "\ue000"
 
 
