@@ -100,6 +100,7 @@ class Sandbox:
         self._last: tuple[Any, int | None, list[str], list[str], sl.FrozenModule | None] = \
             (None, None, [], [], None)
         self._chain = 0
+        self._last_inline: Any = None  # the inline part of the view put together last
         # Blocks of proposals' parts put together, by their keys (see _assemble).
         self._blocks: OrderedDict[tuple[str, ...], sl.FrozenModule] = OrderedDict()
         self._block_asts: dict[int, sl.AST] = {}
@@ -186,7 +187,7 @@ class Sandbox:
         return module.call_with(self._options(), hook, *args).value
 
     def call_with_view(self, module: sl.FrozenModule, hook: str, rule_id: str,
-                       args: list[Any]) -> Any:
+                       args: list[Any] | str) -> Any:
         """Call ``hook`` of a rule with the view as ``game``. The view is decoded once per
         request, not once per rule: its values are frozen and shared by the calls (the
         view is read-only); each call gets its own top-level dict with ``this_rule``."""
@@ -194,7 +195,8 @@ class Sandbox:
         driver = sl.Module()
         driver["scriba_hook"] = hook
         driver["scriba_rule"] = rule_id
-        driver["scriba_args"] = json.dumps(args)
+        # the arguments as JSON (encoded once when the same go to several rules)
+        driver["scriba_args"] = args if isinstance(args, str) else json.dumps(args)
         modules = {_VIEW_MODULE: view, _RULE_MODULE: module}
         return sl.eval_with(self._options(), driver, self._call_ast, self.globals,
                             sl.FileLoader(modules.__getitem__)).value
@@ -234,12 +236,18 @@ class Sandbox:
             entries = list(view.get("parts") or [])
             proposals = view.get("proposal_keys") or []
             changed = self._changed_since_last(entries, proposals)
+            if changed == [] and view.get("inline") == self._last_inline:
+                # the same view again (a request's calls about one state: the probes of
+                # what a player may do): the one put together last, as it is
+                self._view = self._last[4]
+                return self._view
             if changed is None:  # put together from all its parts
                 self._view = self._assemble(entries + proposals, previous=None)
                 self._chain = 0
             else:  # the last view with the parts that changed since
                 self._view = self._assemble(changed, previous=self._last[4])
                 self._chain += 1
+            self._last_inline = view.get("inline")
             self._last = (view.get("layout"), (view.get("proposals") or {}).get("id"),
                           entries, proposals, self._view)
         return self._view

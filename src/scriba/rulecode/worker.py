@@ -135,6 +135,7 @@ class Worker:
     def call(self, request: dict[str, Any]) -> list[list[Any]]:
         box = self.box
         digests = dict(box.order)
+        args = json.dumps(request["args"])  # the same for every rule asked
         results = []
         try:
             box.decoded_view()  # the kernel's work, not the first rule's
@@ -150,8 +151,7 @@ class Worker:
                 results.append([rule_id, None, error, {"stopped": True} if stopped else None])
                 continue
             value, error, stopped = box.run(rule_id, request["hook"], functools.partial(
-                box.call_with_view, box.modules[digest], request["hook"], rule_id,
-                request["args"]))
+                box.call_with_view, box.modules[digest], request["hook"], rule_id, args))
             extra = {}
             if box.nested:
                 extra["aborts"] = box.nested
