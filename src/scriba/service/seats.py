@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from scriba.kernel.state import GameState
@@ -46,6 +46,15 @@ from scriba.store.schema import games as games_table
 
 INVITATION_DAYS = 14
 TOKEN_PREFIX = "scr_"
+
+# A live token's game, player and account: one Core statement, made once (every API write
+# asks it, and building it anew cost as much as running it).
+_TOKENS, _ACCOUNTS = ApiTokenRow.__table__, AccountRow.__table__
+_TOKEN_IDENTITY = (
+    select(_TOKENS.c.game_id.label("token_game"), _TOKENS.c.player.label("token_player"),
+           _ACCOUNTS)
+    .select_from(_TOKENS.outerjoin(_ACCOUNTS, _ACCOUNTS.c.id == _TOKENS.c.account_id))
+    .where(_TOKENS.c.token_hash == bindparam("token_hash"), _TOKENS.c.revoked_at.is_(None)))
 
 
 @dataclass(frozen=True)
@@ -355,16 +364,8 @@ class Seats:
         if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX) \
                 or len(token) > 128:
             return None
-        # One Core statement, token and account joined: every API write asks this.
-        tokens, accounts = ApiTokenRow.__table__, AccountRow.__table__
         with self._engine.connect() as connection:
-            row = connection.execute(
-                select(tokens.c.game_id.label("token_game"),
-                       tokens.c.player.label("token_player"), accounts)
-                .select_from(tokens.outerjoin(accounts,
-                                              accounts.c.id == tokens.c.account_id))
-                .where(tokens.c.token_hash == digest(token),
-                       tokens.c.revoked_at.is_(None))).first()
+            row = connection.execute(_TOKEN_IDENTITY, {"token_hash": digest(token)}).first()
         if row is None:
             return None
         return (account_from(row) if row.id is not None else None, row.token_game,
