@@ -142,7 +142,8 @@ def test_every_finding_is_told_in_the_readers_language_with_the_games_words(
     for line in lines:
         assert not DEVELOPER.search(line), line  # no braces, Python values, internal names
     text = "\n".join(lines)
-    assert "punti" in text and "giro" in text  # the ruleset's labels of points and round
+    # the ruleset's label of points, and its round named by its title, as its reports do
+    assert "punti" in text and "Giro 2" in text
     assert "KeyError" not in text and "engine.py" not in text
     first = {"en": "Tested in 4 games of 40 turns from the game as it stands now.",
              "it": "Provata in 4 partite di 40 turni a partire dalla partita com'è ora.",

@@ -292,7 +292,9 @@ def _turn_of(seq: int, turn_ends: list[int]) -> int:
 def _end_reason(service: Any, game_id: str) -> str | None:
     """What the rule that ended the game gave as its reason (in the game's language)."""
     ended = [e for e in service.reads.log(game_id) if e["type"] == "game_ended"]
-    return str(ended[-1]["payload"].get("reason") or "") or None if ended else None
+    if not ended:  # ended without one (a winner declared)
+        return None
+    return str(ended[-1]["payload"].get("reason") or "") or None
 
 
 def _next_deadline(timers: Iterable[dict[str, Any]]) -> str | None:

@@ -117,7 +117,7 @@ def finding(found: dict[str, Any], words: Words, language: str) -> str:
         return _("stall", language, turn=found.get("turn"))
     if kind == "period_stuck":
         variable = str(found.get("variable"))
-        # The period by its title, as the game names it ("Turno di Bruno", "Giornata 2").
+        # The period by its title, as the game's reports name it (label and value).
         values = {"period": period_title(words, variable, found.get("value")),
                   "turns": found.get("turns"),
                   "since": max(1, int(found.get("since_turn") or 0))}  # 0: from the start
