@@ -37,6 +37,9 @@ class Guard:
         signal.signal(signal.SIGALRM, signal.SIG_DFL)  # even if the parent ignored it
         self.hard = resource.getrlimit(resource.RLIMIT_AS)[1]
         self._statm = os.open("/proc/self/statm", os.O_RDONLY)
+        self._page = resource.getpagesize()
+        self._marks: dict[tuple[str, str], bytes] = {}  # each frame's mark, made once
+        self._blank = self._line("")
 
     def enter(self, frame: Frame, outermost: bool) -> None:
         if outermost:  # what a call, or a rule's top-level code, may add to the worker
@@ -46,30 +49,39 @@ class Guard:
 
     def arm(self, frame: Frame) -> None:
         """``frame`` is the one running (again): mark it, kill it past its time."""
-        self._mark(json.dumps([frame.rule, frame.hook]))
+        key = (frame.rule, frame.hook)
+        line = self._marks.get(key)
+        if line is None:
+            if len(self._marks) > 4096:  # a long game's many rules: begin again
+                self._marks.clear()
+            line = self._marks[key] = self._line(json.dumps([frame.rule, frame.hook]))
+        self._write_mark(line)
         seconds = max(frame.deadline - frame.resumed, 0) + KILL_GRACE
         # SIGALRM's default action ends the process; no limit (a bare request): no timer.
         signal.setitimer(signal.ITIMER_REAL, seconds if math.isfinite(seconds) else 0)
 
     def leave(self) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        self._mark("")
+        self._write_mark(self._blank)
         self._limit_memory(self.hard)
 
     def address_space(self) -> int:
-        return int(os.pread(self._statm, 64, 0).split()[0]) * resource.getpagesize()
+        return int(os.pread(self._statm, 64, 0).split()[0]) * self._page
 
     def _limit_memory(self, limit: int) -> None:
         if self.hard != resource.RLIM_INFINITY:
             limit = min(limit, self.hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, self.hard))
 
-    def _mark(self, text: str) -> None:
+    def _line(self, text: str) -> bytes:
+        line = text.encode()
+        if len(line) >= self.MARK:
+            line = b""  # an unusually long rule id: the pool will not know the culprit
+        return line.ljust(self.MARK - 1) + b"\n"
+
+    def _write_mark(self, line: bytes) -> None:
         if self.marks:
-            line = text.encode()
-            if len(line) >= self.MARK:
-                line = b""  # an unusually long rule id: the pool will not know the culprit
-            os.pwrite(2, line.ljust(self.MARK - 1) + b"\n", 0)
+            os.pwrite(2, line, 0)
 
 
 def read_mark(stderr_head: bytes) -> list[str] | None:
