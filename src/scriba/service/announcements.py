@@ -135,6 +135,7 @@ class Announcements:
         letter = current_letter.get()
         if letter is None or letter.game_id != game_id:
             letter = None
+        thread = outbox.thread_headers(game_id)  # the same for every reader
         for seat in seats:
             if seat.language not in told:
                 told[seat.language] = self._tell(game_id, actor, outcome, seat.language)
@@ -145,8 +146,7 @@ class Announcements:
                 kind="announce", game_id=game_id, player=seat.player, subject=said.subject,
                 status=status,
                 body=said.body + words(seat.language)["footer"].format(game=game_id),
-                attachments=said.attachments or None,
-                headers=outbox.thread_headers(game_id))
+                attachments=said.attachments or None, headers=thread)
             if letter is not None:
                 row.update(key=f"{PART}{letter.message_id}#{letter.n}:{seat.email}",
                            kind=PART_KIND, status="part", body=said.body,
@@ -288,11 +288,7 @@ class Announcements:
         """What the rules say comes next (their ``status`` query), if they say it."""
         if state.ended:
             return []
-        reads = self.outbox.reads
-        try:
-            status = reads.engine.query(state, "status", {}, reads.now(state))
-        except Exception:  # noqa: BLE001 - a failing rule must not lose the announcement
-            return []
+        status = self.outbox.reads.rules_status(state)
         return [status.strip()] if isinstance(status, str) and status.strip() else []
 
     def _seats(self, connection: Any, game_id: str) -> list[Reader]:

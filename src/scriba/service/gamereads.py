@@ -8,6 +8,7 @@ Reads never append anything.
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
@@ -26,6 +27,9 @@ from scriba.service.words import Words, declared_words
 from scriba.store.bulk import collector_paused
 
 _T = TypeVar("_T")
+# How long the rules' status of one state is reused: the letters and the reply of one
+# command ask it within milliseconds; a clock-dependent status is asked anew after this.
+STATUS_KEPT_S = 1.0
 
 
 def held_read(method: Callable[..., _T]) -> Callable[..., _T]:
@@ -49,6 +53,7 @@ class GameReads:
                                   lambda game_id, seq: source.events(game_id, after=seq))
         self._logs = LogCache()
         self._secrets = SmallCache(16)
+        self._said_status = SmallCache(8)
 
     def load(self, game_id: str) -> GameState:
         """The game's last committed state, the reads' own (read it, never change it; it
@@ -64,6 +69,20 @@ class GameReads:
 
     def now(self, state: GameState) -> str:
         return self.source.now(state)
+
+    def rules_status(self, state: GameState) -> Any:
+        """What the rules' ``status`` query says of ``state`` now, None if it fails. One
+        command's letters and its reply share one asking (a rule worker's round trip)."""
+        key = (state.game_id, state.seq)
+        kept = self._said_status.get(key)
+        if kept is not None and kept[0] is state and time.monotonic() - kept[1] < STATUS_KEPT_S:
+            return kept[2]
+        try:
+            value = self.engine.query(state, "status", {}, self.now(state))
+        except Exception:  # noqa: BLE001 - a failing rule must not break a page or a letter
+            value = None
+        self._said_status.put(key, (state, time.monotonic(), value))
+        return value
 
     def log(self, game_id: str) -> list[Event]:
         """The whole log, read anew from the store."""

@@ -111,10 +111,7 @@ class Reads(GameReads):
         state = self._game(game_id)
         words = self.words(game_id, language, state)
         timers = sorted(state.timers.values(), key=lambda t: (t["at"], t["id"]))
-        try:
-            text = self.engine.query(state, "status", {}, self.now(state))
-        except Exception:  # noqa: BLE001 - a failing rule must not break a page
-            text = None
+        text = self.rules_status(state)
         return {
             "game": state.game_id, "name": state.name, "ruleset": state.ruleset,
             "language": state.language,
@@ -247,10 +244,7 @@ class Reads(GameReads):
         reply = describe_outcome(outcome, language, words, separator)
         if state.ended:
             return reply
-        try:  # what comes next, in the rules' own words
-            status = self.engine.query(state, "status", {}, self.now(state))
-        except Exception:  # noqa: BLE001 - a failing rule must not lose the reply
-            status = None
+        status = self.rules_status(state)  # what comes next, in the rules' own words
         if isinstance(status, str) and status.strip():
             text = status.strip()
             reply += separator + (text if text.endswith((".", "!", "?")) else text + ".")
