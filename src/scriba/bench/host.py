@@ -286,18 +286,20 @@ def mail_receive_ms(folder: Path, letters: int = 5) -> float:
 def servers_on_postgres(pg_url: str, seconds: float = 5.0,
                         say: Callable[[str], None] = print) -> dict[str, float]:
     """16 games on one PostgreSQL database, served by 1 and then by 2 processes: votes/s
-    by the number of servers. The games are new ones (a fresh prefix) in that database."""
+    by the number of servers. The games are new ones (a fresh prefix) in that database.
+    Taken in turn, twice, the better of each kept (as the writers' figures are): the two
+    cores are busy either way, and one timing of 5 s mostly measures the neighbours."""
     import uuid
 
     games = voting_games(pg_url, 16, f"pg{uuid.uuid4().hex[:6]}-")
     by_servers: dict[str, float] = {}
-    for count in (1, 2):
+    for count in (1, 2, 1, 2):
         with contextlib.ExitStack() as stack:
             bases = [stack.enter_context(serving(pg_url)) for _ in range(count)]
             votes_per_s(bases, games, 1.0)  # warm: every server's rule workers started
-            by_servers[str(count)] = votes_per_s(bases, games, seconds)["votes_per_s"]
-        say(f"16 games on PostgreSQL, {count} server process(es): "
-            f"{by_servers[str(count)]} votes/s")
+            measured = votes_per_s(bases, games, seconds)["votes_per_s"]
+        by_servers[str(count)] = max(by_servers.get(str(count), 0.0), measured)
+        say(f"16 games on PostgreSQL, {count} server process(es): {measured} votes/s")
     return by_servers
 
 
