@@ -116,6 +116,8 @@ class Forks:
              seq: int | None) -> int:
         """How many of ``events`` the fork copies; refused outside the game's record."""
         language, game = origin.language, origin.game_id
+        if at == "":
+            at = None  # a field left empty: no time given (as time_arg reads it)
         if at is not None and seq is not None:
             raise InvalidInput(translate(MESSAGES["both"], language), "at")
         started = next((e for e in events if e["type"] == "game_started"), events[0])
