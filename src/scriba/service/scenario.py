@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from scriba.kernel.timeutil import parse_duration, parse_time
-from scriba.rulesets import RulesetError
+from scriba.rulesets import RulesetError, read_yaml
 from scriba.service.commands import Commands
 from scriba.service.rules_letter import make_letter
 from scriba.service.summary import summarize
@@ -51,7 +51,7 @@ class ScenarioResult:
 def load_scenario(source: str | Path) -> dict[str, Any]:
     text = Path(source).read_text(encoding="utf-8") if isinstance(source, Path) else source
     try:
-        data = yaml.safe_load(text)
+        data = read_yaml(text)
     except yaml.YAMLError as error:
         raise ScenarioError(f"the scenario is not valid YAML: {error}") from None
     if not isinstance(data, dict):

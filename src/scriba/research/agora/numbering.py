@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
+from scriba.research.agora.crosscheck import load_yaml
 
 
 def enactments(rules_data: Path) -> list[tuple[str, int]]:
@@ -20,7 +20,7 @@ def enactments(rules_data: Path) -> list[tuple[str, int]]:
         if not path.name.isdigit():
             continue
         # BaseLoader: every scalar a string (one record has the impossible date 2023-05-32).
-        record = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.BaseLoader) or {}
+        record = load_yaml(path) or {}
         for entry in record.get("history") or []:
             change = entry.get("change") or {}
             if isinstance(change, dict) and change.get("type") in ("enactment", "initial"):
