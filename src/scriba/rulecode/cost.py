@@ -52,7 +52,7 @@ import functools
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from scriba.kernel.limits import (
     CHARACTERS_PER_STEP,
@@ -109,24 +109,19 @@ class Limits:
                                      self.rule_seconds, self.command_steps,
                                      self.command_seconds)]
 
-    @property
+    @functools.cached_property
     def reasons(self) -> tuple[str, ...]:
         """Why a frame is stopped: past its call's, its rule's, the command's steps; then
-        the same in seconds."""
-        return _reasons(self)
+        the same in seconds (made once: every call of a rule's code asks)."""
+        return (CALL_STEPS_TEXT, RULE_STEPS_TEXT.format(self.rule_steps), COMMAND_STEPS_TEXT,
+                CALL_TIME_TEXT.format(self.call_seconds),
+                RULE_TIME_TEXT.format(self.rule_seconds),
+                COMMAND_TIME_TEXT.format(self.command_seconds))
 
 
-@functools.lru_cache(maxsize=64)
-def _reasons(limits: Limits) -> tuple[str, ...]:
-    return (CALL_STEPS_TEXT, RULE_STEPS_TEXT.format(limits.rule_steps), COMMAND_STEPS_TEXT,
-            CALL_TIME_TEXT.format(limits.call_seconds),
-            RULE_TIME_TEXT.format(limits.rule_seconds),
-            COMMAND_TIME_TEXT.format(limits.command_seconds))
-
-
-@dataclass(frozen=True)
-class Allowance:
-    """What a frame may spend from now on, and the reason to give past each."""
+class Allowance(NamedTuple):
+    """What a frame may spend from now on, and the reason to give past each (a tuple:
+    one is made at every call of a rule's code)."""
 
     steps: float
     steps_why: str
@@ -199,7 +194,11 @@ class Ledger:
 
 def _least(*options: tuple[float, str]) -> tuple[float, str]:
     """The smallest amount left, with its reason (the first of equals: the call's)."""
-    return min(options, key=lambda option: option[0])
+    least = options[0]
+    for option in options[1:]:
+        if option[0] < least[0]:
+            least = option
+    return least
 
 
 def _finite(value: float) -> float:
