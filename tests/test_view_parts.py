@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scriba.bench.sizes import AGORA_OFFICES, AGORA_PLAYERS, agora_events
-from scriba.kernel import reactions
 from scriba.kernel.events import apply_event
 from scriba.kernel.journal import trial
 from scriba.kernel.view import build_view
@@ -170,24 +169,3 @@ def test_two_games_never_share_a_part_key(service: Service) -> None:
         keys.append({p.key for p in build_view(state,
                                                service.commands.engine.precedence(state)).parts})
     assert keys[0] and not keys[0] & keys[1]
-
-
-ALL_SCENARIOS = sorted(BUNDLED.glob("*/scenarios/*.yaml"))
-
-
-@pytest.mark.parametrize("path", ALL_SCENARIOS,
-                         ids=lambda p: f"{p.parent.parent.name}/{p.stem}")
-def test_asking_ahead_makes_the_same_game(path: Path, make_service, monkeypatch) -> None:
-    """Reactions to queued events asked in one request give the very log asked one by one."""
-    logs = []
-    for look_ahead in (0, reactions.LOOK_AHEAD):
-        monkeypatch.setattr(reactions, "LOOK_AHEAD", look_ahead)
-        service = make_service("sqlite://")
-        try:
-            result = run_scenario(service.commands, load_scenario(path))
-            assert result.errors == []
-            log = json.dumps(service.reads.log(result.game_id), ensure_ascii=False, indent=0)
-            logs.append(log.replace(result.game_id, "GAME").splitlines())
-        finally:
-            service.close()
-    assert logs[0] == logs[1]
