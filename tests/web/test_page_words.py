@@ -19,6 +19,7 @@ The checks are HTTP-only (fast); the widths of the screen belong to the browser 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -245,13 +246,22 @@ WORD = re.compile(r"[^\W\d_]{2,}")
 OWN_NAMES = {"Scriba", "Atom", "UTC", "Italiano", "Deutsch", "English"}
 
 
+@functools.lru_cache(maxsize=16)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """The players' and games' names as whole words, the longest first (made once per
+    list: a page has hundreds of pieces of text)."""
+    ordered = sorted(set(filter(None, names)), key=len, reverse=True)
+    return re.compile(rf"(?<!\w)(?:{'|'.join(map(re.escape, ordered))})(?!\w)" if ordered
+                      else r"(?!)")
+
+
 def unmarked_words(text: str, names: list[str]) -> list[str]:
     while MARKED.search(text):
         text = MARKED.sub(" ", text)
     # A translation split by markup (a `code` inside it): its pieces open or close a mark.
     text = re.sub(r"⟦[^⟧]*$", " ", re.sub(r"^[^⟦]*⟧", " ", text))
-    for name in sorted(set(filter(None, names)), key=len, reverse=True):
-        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text)
+    if names:
+        text = _names_pattern(tuple(names)).sub(" ", text)
     return [w for w in WORD.findall(text) if w not in OWN_NAMES and w not in DATE_WORDS
             and w.rstrip(".") not in DATE_WORDS]
 
