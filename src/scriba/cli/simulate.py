@@ -45,7 +45,7 @@ def simulate_command(
     periods, runaways, rule-code aborts and budgets, invariants broken, offered actions
     refused and internal errors."""
     from scriba.service.lab.bots import STRATEGIES
-    from scriba.service.rulesets import list_rulesets
+    from scriba.service.rulesets import bundled_rulesets
 
     strategies = [b.strip() for b in bots.split(",") if b.strip()]
     unknown = [b for b in strategies if b not in STRATEGIES]
@@ -56,7 +56,7 @@ def simulate_command(
     workers = workers if workers is not None else os.cpu_count() or 1
     if not 1 <= workers <= (os.cpu_count() or 1):
         raise Mistake(f"Choose 1 to {os.cpu_count() or 1} workers (the machine's cores).")
-    known = [r.id for r in list_rulesets()]
+    known = [r["id"] for r in bundled_rulesets()]
     if what in known:
         if proposal is not None:
             raise Mistake("--proposal tries a proposal of a game: give the game's id.")

@@ -26,6 +26,7 @@ with their variables, game variables, offices and earlier proposals.
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -82,11 +83,30 @@ def list_rulesets() -> list[Ruleset]:
             if (p / "ruleset.toml").is_file()]
 
 
+def bundled_rulesets() -> list[dict[str, str]]:
+    """The bundled rulesets' ``id``, ``name`` and ``language``, from their manifests alone
+    (a new game's form lists them; their rules need not be read for that)."""
+    return [dict(entry) for entry in _manifests()]
+
+
+@functools.cache
+def _manifests() -> tuple[dict[str, str], ...]:
+    found = []
+    for folder in sorted(BUNDLED.iterdir()):
+        manifest = folder / "ruleset.toml"
+        if manifest.is_file():
+            meta = tomllib.loads(manifest.read_text(encoding="utf-8"))
+            found.append({"id": meta.get("id", folder.name),
+                          "name": meta.get("name", folder.name),
+                          "language": meta.get("language", "en")})
+    return tuple(found)
+
+
 def load_ruleset(ruleset_id: str, root: Path | None = None) -> Ruleset:
     path = (root or BUNDLED) / ruleset_id
     manifest = path / "ruleset.toml"
     if not manifest.is_file():
-        known = ", ".join(r.id for r in list_rulesets())
+        known = ", ".join(r["id"] for r in bundled_rulesets())
         raise RulesetError(f"no ruleset {ruleset_id!r} (bundled: {known})")
     meta = tomllib.loads(manifest.read_text(encoding="utf-8"))
     rules = [_load_rule(md) for md in (path / "rules").glob("*.md")]

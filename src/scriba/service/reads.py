@@ -89,10 +89,9 @@ class Reads(GameReads):
     # --- rulesets -------------------------------------------------------------------
     def rulesets(self) -> list[dict[str, Any]]:
         """The bundled rulesets a game can start from: ``id``, ``name``, ``language``."""
-        from scriba.rulesets import list_rulesets
+        from scriba.rulesets import bundled_rulesets
 
-        return [{"id": r.id, "name": r.name, "language": r.language}
-                for r in list_rulesets()]
+        return bundled_rulesets()
 
     # --- state ----------------------------------------------------------------------
     @held_read
