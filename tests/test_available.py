@@ -89,7 +89,9 @@ def test_a_newcomer_is_offered_the_join_and_the_seats_find_it(service: Service) 
     assert service.seats._joining_action("ag") == "register"
 
 
-def test_a_page_view_costs_one_request_to_the_rule_host(service: Service) -> None:
+def test_a_page_view_costs_two_requests_to_the_rule_host_at_most(service: Service) -> None:
+    """Whatever the actions and their candidates: the actions asked with nothing set,
+    then the candidates of those not refused."""
     host = service.reads.engine.host
     if not hasattr(host, "calls"):
         pytest.skip("a host that does not count its requests")
@@ -98,7 +100,7 @@ def test_a_page_view_costs_one_request_to_the_rule_host(service: Service) -> Non
     for player in ("Anna", "Bruno", "Carla"):
         before = host.calls
         service.reads.actions_for(game, player)
-        assert host.calls - before == 1
+        assert host.calls - before <= 2
 
 
 # --- the probe in the kernel, with a rule of its own ------------------------------------
