@@ -19,6 +19,8 @@ the bundled rulesets).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -137,12 +139,12 @@ def available(run: Run, actor: str | None, now: str) -> list[Availability]:
             probes += [_Probe(name, param, value) for value in values]
     if not found:
         return []
-    views: list[Any] = []  # the view, built once for both requests
-    refused, owed = _ask(run, state, actor, [p for p in probes if p.param is None], now,
-                         decl.actions, views, due=True)
+    view = functools.cache(lambda: build_view(state, run.precedence(), now=now))  # once
+    refused, owed = _ask(run, state, actor, [p for p in probes if p.param is None],
+                         decl.actions, view, due=True)
     rest = [p for p in probes if p.param is not None and (p.action, None, None) not in refused]
     if rest:
-        refused |= _ask(run, state, actor, rest, now, decl.actions, views, due=False)[0]
+        refused |= _ask(run, state, actor, rest, decl.actions, view, due=False)[0]
     out = []
     for name, availability in found.items():
         if (name, None, None) in refused:
@@ -165,19 +167,13 @@ def _key(value: Any) -> str:
     return str(value)
 
 
-def _ask(run: Run, state: GameState, actor: str | None, probes: list[_Probe], now: str,
-         actions: dict[str, dict[str, Any]], views: list[Any], due: bool
+def _ask(run: Run, state: GameState, actor: str | None, probes: list[_Probe],
+         actions: dict[str, dict[str, Any]], view: Callable[[], Any], due: bool
          ) -> tuple[set[tuple[str, str | None, str | None]], dict[str, tuple[str | None, str]]]:
     """The probes the rules refuse, and (``due``) the moves they say ``actor`` owes
-    (action -> (deadline, reason)): one request to the rule host. ``views`` holds the view
-    once built."""
+    (action -> (deadline, reason)): one request to the rule host, about ``view()``."""
     calls: list[tuple[list[str], str, Any, list[Any]]] = []
     asked: list[_Probe] = []
-
-    def view() -> Any:
-        if not views:
-            views.append(build_view(state, run.precedence(), now=now))
-        return views[0]
     for probe in probes:
         targets = run.hooked("check", probe.action)
         if not targets:

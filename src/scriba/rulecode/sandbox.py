@@ -63,7 +63,9 @@ class Sandbox:
         self.dialect.enable_load = False
         self.dialect.enable_f_strings = True
         self.meter = Meter()
-        self._eval_options: sl.EvalOptions | None = None
+        # The options of every evaluation, made once: they never change.
+        self._eval_options = sl.EvalOptions(check_cancelled=self._cancelled,
+                                            max_callstack_size=200)
         self.guard = guard  # a worker process's; None in the server's process (tests)
         self.poisoned = False  # after an out-of-memory panic the process is not trusted
         self.nested: list[list[Any]] = []  # aborted nested calls: [rule, hook, why, stopped]
@@ -111,10 +113,6 @@ class Sandbox:
         return self.meter.poll()
 
     def _options(self) -> sl.EvalOptions:
-        """The options of every evaluation (made once: they never change)."""
-        if self._eval_options is None:
-            self._eval_options = sl.EvalOptions(check_cancelled=self._cancelled,
-                                                max_callstack_size=200)
         return self._eval_options
 
     def _metered(self, native: Callable[..., Any]) -> Callable[..., Any]:
