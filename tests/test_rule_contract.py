@@ -57,6 +57,10 @@ def trigger(service: Service, game: str) -> list[dict]:
     ("def tally(game):\n    return 1\n", "A helper function's name starts with `_` (`_tally`)"),
     ("def on_command_refused(game, event):\n    return []\n",
      "there is no event `command_refused` to react to"),
+    ("def reacts_to():\n    return {'command': {'args': ['x']}}\n",
+     "a command is told apart by its `kind`, `action` or `actor`, not by `args`"),
+    ("def reacts_to():\n    return {'commands': {'kind': ['vote']}}\n",
+     "names the event `commands`, which does not exist"),
 ])
 def test_a_misspelt_hook_is_refused_when_proposed(service: Service, code: str,
                                                   message: str) -> None:
@@ -123,6 +127,24 @@ def test_a_rule_is_asked_only_about_the_events_it_reacts_to(service: Service) ->
     assert seen(submitted) == ["proposal"]  # a type it does not filter: always asked
     assert seen(by_ben) == []
     assert seen(by_cid) == ["Cid"]
+
+
+def test_a_rule_checks_only_the_commands_it_reacts_to(service: Service) -> None:
+    """A rule that closes the vote, asked only about votes: proposing is still accepted
+    and offered, voting is refused with the rule's words and no longer offered."""
+    game = clockwork(service)
+    enact(service, game, "def reacts_to():\n    return {'command': {'kind': ['vote']}}\n\n"
+          "def check(game, command):\n    return 'The polls are closed.'\n")
+    proposed = service.commands.perform(game, "Ann", "propose", {"label": "next", "changes": [
+        {"enact": {"title": "Other", "text": "Another law."}}]})
+    assert proposed.accepted, proposed.message
+    voted = service.commands.perform(game, "Ben", "vote", {"proposal": "next",
+                                                           "choice": "aye"})
+    assert not voted.accepted
+    assert "The polls are closed." in voted.message
+    offered = {action.name for action in service.reads.actions_for(game, "Ben")}
+    assert "propose" in offered
+    assert "vote" not in offered
 
 
 def test_reactions_to_events_queued_together_are_asked_in_one_request(

@@ -175,12 +175,12 @@ def _ask(run: Run, state: GameState, actor: str | None, probes: list[_Probe],
     calls: list[tuple[list[str], str, Any, list[Any]]] = []
     asked: list[_Probe] = []
     for probe in probes:
-        targets = run.hooked("check", probe.action)
-        if not targets:
-            continue
         args = {} if probe.param is None else {probe.param: probe.value}
         request = {"actor": actor, "action": probe.action, "probe": True,
                    "kind": actions[probe.action].get("kind", "plain"), "args": args}
+        targets = run.checking(request)
+        if not targets:
+            continue
         calls.append((targets, "check", view(), [request]))
         asked.append(probe)
     due_rules = run.rules.hooked(state, "due") if due else []

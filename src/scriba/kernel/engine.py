@@ -164,13 +164,13 @@ class Engine:
             if command.letter is not None:  # the event's reactions see which letter
                 first["payload"]["letter"] = command.letter["id"]
             order = run.precedence()
-            # Rules with check, or check_<this action>; the view only when there are some.
-            checkers = run.hooked("check", command.action)
-            view = build_view(state, order, now=now) if checkers else {}
             request = {"actor": command.actor, "action": command.action,
                        "kind": action.get("kind", "plain"), "args": args}
             if command.letter is not None:
                 request["letter"] = command.letter
+            # Rules with check, or check_<this action>; the view only when there are some.
+            checkers = run.checking(request)
+            view = build_view(state, order, now=now) if checkers else {}
             aborts: list[Event] = []
             asked = run.call(checkers, "check", view, [request]) if checkers else []
             for result in asked:

@@ -24,7 +24,13 @@ from scriba.kernel.events import Event, apply_event, make_event
 from scriba.kernel.host import HookResult
 from scriba.kernel.in_force import aborted
 from scriba.kernel.limits import MAX_EFFECTS_PER_CALL, MAX_EVENTS_PER_COMMAND, MAX_REACTION_DEPTH
-from scriba.kernel.registry import NOT_DISPATCHED, action_hook, reacts, undeclared_notice
+from scriba.kernel.registry import (
+    COMMANDS,
+    NOT_DISPATCHED,
+    action_hook,
+    reacts,
+    undeclared_notice,
+)
 from scriba.kernel.state import GameState
 from scriba.kernel.timeutil import to_ts
 from scriba.kernel.view import GameView, build_view
@@ -87,6 +93,17 @@ class Run:
             return targets
         wanted = {*targets, *extra}
         return [rid for rid, _ in self.rules.coded_rules(self.state) if rid in wanted]
+
+    def checking(self, command: dict[str, Any]) -> list[str]:
+        """Rules to ask whether ``command`` (as a check hook gets it) may happen: those
+        with ``check`` or ``check_<its action>``, less those whose ``reacts_to()`` names
+        other commands (``{"command": {"kind": ["propose"]}}``)."""
+        targets = self.hooked("check", command["action"])
+        filters = self.rules.declarations(self.state).reacts if targets else {}
+        if not filters:
+            return targets
+        asked = {"type": COMMANDS, "payload": command}
+        return [rid for rid in targets if reacts(filters.get(rid), asked)]
 
     def reacting(self, event: Event) -> list[str]:
         """Rules asked about ``event``: with its ``on_`` hook (or, for an action, that

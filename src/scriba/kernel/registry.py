@@ -172,23 +172,33 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+# The reacts_to() entry that bounds the commands a rule's checks are asked about (the
+# fields of the command its check hooks get: kind, action, actor), beside event types.
+COMMANDS = "command"
+COMMAND_FIELDS = ("kind", "action", "actor")
+
+
 def reacts_to_error(filters: object) -> str | None:
-    """Why a ``reacts_to()`` declaration is malformed, or None: a dict of event type to a
-    dict of field to the list of values that field must have for the rule to be asked, or
-    to bounds of a number (``{"above": 100}``, see :data:`BOUNDS`)."""
+    """Why a ``reacts_to()`` declaration is malformed, or None: a dict of event type (or
+    :data:`COMMANDS`) to a dict of field to the list of values that field must have for
+    the rule to be asked, or to bounds of a number (``{"above": 100}``, see
+    :data:`BOUNDS`)."""
     if filters is None:
         return None
     if not isinstance(filters, dict):
         return "reacts_to() must return a dict of event type to fields, not " + \
             type(filters).__name__
     for event_type, fields in filters.items():
-        if event_type not in DISPATCHED:
-            guess = _nearest(str(event_type), list(DISPATCHED))
+        if event_type not in DISPATCHED and event_type != COMMANDS:
+            guess = _nearest(str(event_type), [*DISPATCHED, COMMANDS])
             return (f"reacts_to(): there is no event type {event_type!r} to react to"
                     + (f" (did you mean {guess}?)" if guess else ""))
         if not isinstance(fields, dict) or not fields:
             return f"reacts_to(): {event_type} must map fields to lists of values"
         for name, values in fields.items():
+            if event_type == COMMANDS and name not in COMMAND_FIELDS:
+                return (f"reacts_to(): a command is told apart by {', '.join(COMMAND_FIELDS)}, "
+                        f"not {name!r}")
             if isinstance(values, dict):
                 if not values or not all(k in BOUNDS and _number(v) for k, v in values.items()):
                     return (f"reacts_to(): {event_type}.{name} bounds a number with "
@@ -204,7 +214,8 @@ def reacts(filters: dict[str, dict[str, Any]] | None, event: dict) -> bool:
     """Whether a rule with these ``reacts_to()`` filters is asked about this event: the
     event's type is not filtered, or each field named has one of the values listed, or
     is a number within the bounds given (a field is looked for in the payload, then
-    among the event's own keys)."""
+    among the event's own keys). A command to check is ``{"type": COMMANDS, "payload":
+    the command}``."""
     fields = (filters or {}).get(event["type"])
     if not fields:
         return True

@@ -250,7 +250,8 @@ def notices() -> list[str]:
 
 
 def reacts_to() -> dict[str, dict[str, list[Any]]]:
-    """The events this rule's ``on_<event>`` hooks are asked about, when not all of them.
+    """The events this rule's ``on_<event>`` hooks are asked about, and the commands its
+    ``check`` hooks are asked about, when not all of them.
 
     For each event type named, the rule is asked only about events whose every listed
     field (looked for in the event's payload, then among ``actor``, ``time``...) has one
@@ -268,6 +269,17 @@ def reacts_to() -> dict[str, dict[str, list[Any]]]:
                     "notice": {"kind": ["round_end"]}}
 
         def on_var_set(game, event):   # only when someone's points go over 100
+            ...
+
+    The entry ``"command"`` does the same for ``check`` and ``check_<action>``: its
+    fields are the command's ``kind``, ``action`` and ``actor``. A rule about proposals
+    says so, instead of opening its check with ``if command["kind"] != "propose"``, and
+    is not asked about every vote, nor about every choice a player is offered::
+
+        def reacts_to():
+            return {"command": {"kind": ["propose"]}}
+
+        def check(game, command):   # only for commands that propose
             ...
     """
     return {}

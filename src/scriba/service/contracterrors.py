@@ -33,6 +33,8 @@ SENTENCES: dict[str, str] = {
     "decl_scope": "The variable `{name}` has the scope `{value}`; a scope is `\"player\"` "
                   "or `\"game\"`.",
     "decl_reacts_event": "`reacts_to()` names the event `{event}`, which does not exist.",
+    "decl_reacts_command": "In `reacts_to()`, a command is told apart by its `kind`, "
+                           "`action` or `actor`, not by `{field}`.",
     "std_positional": "`std.{name}` takes {count} values in order ({names}), but was given "
                       "{given}.",
     "std_unknown_argument": "`std.{name}` has no argument `{argument}`; its arguments are "
@@ -71,6 +73,8 @@ def read(message: str) -> tuple[Said, tuple[Said, ...]] | None:
                      r"(?: \(did you mean (\w+)\?\))?", message):
         fixes = (("did_you_mean", {"name": m.group(2)}),) if m.group(2) else ()
         return ("decl_reacts_event", {"event": m.group(1)}), fixes
+    if m := re.match(r"reacts_to\(\): a command is told apart by .*, not '(\w+)'$", message):
+        return ("decl_reacts_command", {"field": m.group(1)}), ()
     if m := _ENTRY.match(message):
         return _entry(m.group(3), m.group(4))
     return None
