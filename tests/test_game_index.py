@@ -79,6 +79,35 @@ def test_the_listing_follows_each_commit_and_fills_in_old_games(url, make_servic
         restarted.close()
 
 
+def test_a_page_of_the_listing_is_read_in_order_by_an_index(url, make_service) -> None:
+    """The listing's page is read in the games' order from an index: SQLite neither reads
+    every game's row nor sorts them for a page (what a host with many games would pay)."""
+    from sqlalchemy import event
+
+    service = make_service(url)
+    engine = service.commands.store.engine
+    asked: list[tuple[str, object]] = []
+
+    def keep(_conn, _cursor, statement, parameters, _context, _many) -> None:
+        if "FROM games" in statement and "ORDER BY" in statement:
+            asked.append((statement, parameters))
+    try:
+        for name in ("uno", "due", "tre"):
+            clock_game(service, name, alarm_after=None)
+        event.listen(engine, "before_cursor_execute", keep)
+        page = service.reads.games(limit=2, offset=1)
+        event.remove(engine, "before_cursor_execute", keep)
+        assert [row["id"] for row in page] == ["due", "tre"]
+        [(statement, parameters)] = asked
+        with engine.connect() as connection:
+            plan = " | ".join(str(row[-1]) for row in connection.exec_driver_sql(
+                "EXPLAIN QUERY PLAN " + statement, parameters))
+        assert "ix_games_made" in plan, plan
+        assert "TEMP B-TREE" not in plan, plan
+    finally:
+        service.close()
+
+
 def test_an_idle_games_state_is_let_go_and_read_again(url, make_service) -> None:
     service = make_service(url)
     try:

@@ -36,6 +36,7 @@ games = Table(
     Column("due_at", String(40), nullable=True),
     Column("listing", JSON, nullable=True),
     Index("ix_games_due_at", "due_at"),
+    Index("ix_games_made", "created_at", "id"),  # the listing's order, a page at a time
 )
 
 events = Table(
