@@ -7,6 +7,7 @@ apart from the product: nothing in Scriba imports this package but the ``bench``
    in production) — p50 and p99.
 3. Hook cost: one tally hook through the sandbox (a worker round trip, view copied in and
    out) next to the same logic in plain Python.
+4. What a player may do now, mid-game, in five bundled rulesets (:mod:`.actions`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from scriba.bench.actions import actions_ms_by_ruleset
 from scriba.kernel.events import fold
 from scriba.rulecode.host import SandboxHost
 from scriba.service import Service, open_service
@@ -101,6 +103,7 @@ def run(turns: int = 150, hook_calls: int = 2000,
             started = time.perf_counter()
             service.reads.replay(game)
             load_seconds = time.perf_counter() - started
+            actions = actions_ms_by_ruleset(service)
             sandboxed, plain = measure_hook(service.commands.host, hook_calls)
         finally:
             service.close()
@@ -114,6 +117,7 @@ def run(turns: int = 150, hook_calls: int = 2000,
         "hook_sandbox_ms": 1000 * sandboxed,
         "hook_python_ms": 1000 * plain,
     }
+    figures["actions_ms_by_ruleset"] = actions
     say(f"replay: {figures['events']} events, {figures['replay_events_per_s']:,.0f} events/s "
         f"folded, {figures['load_and_replay_events_per_s']:,.0f} events/s read from SQLite "
         "and folded")
@@ -122,6 +126,8 @@ def run(turns: int = 150, hook_calls: int = 2000,
     say(f"one hook call (tally of 50 votes): sandbox {figures['hook_sandbox_ms']:.3f} ms, "
         f"plain Python {figures['hook_python_ms']:.4f} ms "
         f"({figures['hook_sandbox_ms'] / figures['hook_python_ms']:.0f}x)")
+    say("what a player may do now, mid-game, per player: " + ", ".join(
+        f"{ruleset} {ms:.1f} ms" for ruleset, ms in actions.items()))
     return figures
 
 
@@ -258,6 +264,7 @@ def run_json(turns: int = 100, hook_calls: int = 1000,
                 str(size): 1000 * statistics.median(by_game[f"agora-{size}"])
                 for size in sizes}
             figures.update(replay_figures(service, f"agora-{max(sizes)}"))
+            figures["actions_ms_by_ruleset"] = actions_ms_by_ruleset(service)
             sandboxed, plain = measure_hook(service.commands.host, hook_calls)
             figures["hook_sandbox_ms"] = 1000 * sandboxed
             figures["hook_python_ms"] = 1000 * plain
