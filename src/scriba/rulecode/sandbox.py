@@ -112,9 +112,6 @@ class Sandbox:
     def _cancelled(self) -> bool:
         return self.meter.poll()
 
-    def _options(self) -> sl.EvalOptions:
-        return self._eval_options
-
     def _metered(self, native: Callable[..., Any]) -> Callable[..., Any]:
         meter = self.meter
 
@@ -174,7 +171,7 @@ class Sandbox:
         module = sl.Module()
         for native_name, native in self._natives.items():
             module.add_callable(native_name, native)
-        sl.eval_with(self._options(), module, ast, self.globals)
+        sl.eval_with(self._eval_options, module, ast, self.globals)
         frozen = module.freeze()
         self.modules[digest] = frozen
         self.codes[digest] = code
@@ -187,7 +184,7 @@ class Sandbox:
         return frozen
 
     def call(self, module: sl.FrozenModule, hook: str, *args: Any) -> Any:
-        return module.call_with(self._options(), hook, *args).value
+        return module.call_with(self._eval_options, hook, *args).value
 
     def call_with_view(self, module: sl.FrozenModule, hook: str, rule_id: str,
                        args: list[Any] | str) -> Any:
@@ -201,7 +198,7 @@ class Sandbox:
         # the arguments as JSON (encoded once when the same go to several rules)
         driver["scriba_args"] = args if isinstance(args, str) else json.dumps(args)
         modules = {_VIEW_MODULE: view, _RULE_MODULE: module}
-        return sl.eval_with(self._options(), driver, self._call_ast, self.globals,
+        return sl.eval_with(self._eval_options, driver, self._call_ast, self.globals,
                             sl.FileLoader(modules.__getitem__)).value
 
     # --- the game view -------------------------------------------------------------------
@@ -228,7 +225,7 @@ class Sandbox:
         holder = sl.Module()
         holder["scriba_part"] = line.decode()
         try:
-            sl.eval_with(self._options(), holder, self._part_ast, self.globals)
+            sl.eval_with(self._eval_options, holder, self._part_ast, self.globals)
         except BaseException as exc:  # noqa: BLE001 - every call using it says why
             return f"the game view could not be read: {_error_text(exc)}"
         return holder.freeze()
@@ -291,7 +288,7 @@ class Sandbox:
             modules["previous"] = previous
         holder = sl.Module()
         holder["scriba_inline"] = json.dumps(self.view_request.get("inline") or {})
-        sl.eval_with(self._options(), holder,
+        sl.eval_with(self._eval_options, holder,
                      self._assembly_ast(len(entries), len(values), previous is not None),
                      self.globals, sl.FileLoader(modules.__getitem__))
         return holder.freeze()
@@ -313,7 +310,7 @@ class Sandbox:
                     ["value = {}"] + [f"value.update(v{i})" for i in range(len(keys))]) + "\n",
                     self._load_dialect)
             holder = sl.Module()
-            sl.eval_with(self._options(), holder, self._block_asts[len(keys)], self.globals,
+            sl.eval_with(self._eval_options, holder, self._block_asts[len(keys)], self.globals,
                          sl.FileLoader(modules.__getitem__))
             found = holder.freeze()
             self._blocks[keys] = found

@@ -78,9 +78,12 @@ class Ruleset:
         }
 
 
+def _bundled_folders() -> list[Path]:
+    return [p for p in sorted(BUNDLED.iterdir()) if (p / "ruleset.toml").is_file()]
+
+
 def list_rulesets() -> list[Ruleset]:
-    return [load_ruleset(p.name) for p in sorted(BUNDLED.iterdir())
-            if (p / "ruleset.toml").is_file()]
+    return [load_ruleset(p.name) for p in _bundled_folders()]
 
 
 def bundled_rulesets() -> list[dict[str, str]]:
@@ -92,13 +95,10 @@ def bundled_rulesets() -> list[dict[str, str]]:
 @functools.cache
 def _manifests() -> tuple[dict[str, str], ...]:
     found = []
-    for folder in sorted(BUNDLED.iterdir()):
-        manifest = folder / "ruleset.toml"
-        if manifest.is_file():
-            meta = tomllib.loads(manifest.read_text(encoding="utf-8"))
-            found.append({"id": meta.get("id", folder.name),
-                          "name": meta.get("name", folder.name),
-                          "language": meta.get("language", "en")})
+    for folder in _bundled_folders():
+        meta = tomllib.loads((folder / "ruleset.toml").read_text(encoding="utf-8"))
+        found.append({"id": meta.get("id", folder.name), "name": meta.get("name", folder.name),
+                      "language": meta.get("language", "en")})
     return tuple(found)
 
 

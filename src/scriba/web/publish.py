@@ -22,7 +22,7 @@ from scriba.service.secrets import PUBLIC
 from scriba.web import i18n
 from scriba.web.pages import chronicle, common, corrections, proposals
 from scriba.web.pages.format import proposal_ref
-from scriba.web.pages.game import game_context
+from scriba.web.pages.game import GameLine, game_context
 from scriba.web.pages.rules import change_names
 
 _SAFE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,100}")
@@ -91,9 +91,9 @@ class Publisher:
         games = []
         for game_id in game_ids:
             status = self.service.reads.status(game_id)
-            games.append({"id": game_id, "name": status.get("name") or game_id,
-                          "ruleset": status.get("ruleset"), "period": status.get("period"),
-                          "language": status.get("language"), "ended": status.get("ended")})
+            games.append(GameLine(game_id, status.get("name") or game_id,
+                                  status.get("ruleset"), status.get("period"),
+                                  status.get("language"), status.get("ended")))
         first = self.service.reads.status(game_ids[0]) if game_ids else {}
         self._write("/", "index.html", self._reader(first.get("language")), games=games,
                     current="index")
