@@ -233,6 +233,26 @@ def replay_figures(service: Service, game_id: str, rounds: int = 5) -> dict[str,
             "raw_read_events_per_s": len(rows) / raw_s}
 
 
+def _writers_figures(db_url: str, prefix: str) -> dict[str, Any]:
+    """1 and 8 writers on one game, taken in turn twice, the better of each kept (on a
+    shared machine one timing of 4 s mostly measures the neighbours); and, over all four
+    runs, what must be 0: votes that failed, inputs left undecided, and events stored
+    that no answer acknowledged (or acknowledged and not stored)."""
+    from scriba.bench.writers import writers_benchmark
+
+    figures: dict[str, Any] = {f"{prefix}_failed": 0, f"{prefix}_undecided": 0,
+                               f"{prefix}_events_unmatched": 0}
+    for processes in (8, 1, 8, 1):
+        result = writers_benchmark(db_url, processes, 4.0)
+        key = f"{prefix}{processes}_votes_per_s"
+        figures[key] = max(figures.get(key, 0.0), result["votes_per_s"])
+        figures[f"{prefix}_failed"] += result["failed"]
+        figures[f"{prefix}_undecided"] += result["undecided_inbound"]
+        figures[f"{prefix}_events_unmatched"] += abs(result["stored_events"]
+                                                     - result["acknowledged_events"])
+    return figures
+
+
 def run_json(turns: int = 100, hook_calls: int = 1000,
              sizes: tuple[int, ...] = SIZES, host: bool = True,
              postgres: str | None = None) -> dict[str, Any]:
@@ -244,7 +264,6 @@ def run_json(turns: int = 100, hook_calls: int = 1000,
     from scriba.bench.host import servers_on_postgres
     from scriba.bench.open import vote_ms_by_open
     from scriba.bench.sizes import build_agora_game
-    from scriba.bench.writers import writers_benchmark
 
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -270,20 +289,12 @@ def run_json(turns: int = 100, hook_calls: int = 1000,
             figures["hook_python_ms"] = 1000 * plain
         finally:
             service.close()
-        # Taken in turn, twice, the better of each kept: on a shared machine one timing
-        # of 4 s mostly measures the neighbours.
-        for processes in (8, 1, 8, 1):
-            result = writers_benchmark(db_url, processes, 4.0)["votes_per_s"]
-            key = f"writers{processes}_votes_per_s"
-            figures[key] = max(figures.get(key, 0.0), result)
+        figures.update(_writers_figures(db_url, "writers"))
         figures["vote_ms_by_open"] = vote_ms_by_open(db_url=db_url)
     if host:  # many games over HTTP against a real server (minutes)
         figures.update(host_figures(say=lambda _line: None))
     if postgres:
-        for processes in (8, 1, 8, 1):
-            result = writers_benchmark(postgres, processes, 4.0)["votes_per_s"]
-            key = f"pg_writers{processes}_votes_per_s"
-            figures[key] = max(figures.get(key, 0.0), result)
+        figures.update(_writers_figures(postgres, "pg_writers"))
         figures["pg_games16_votes_per_s_by_servers"] = servers_on_postgres(
             postgres, say=lambda _line: None)
     return figures
