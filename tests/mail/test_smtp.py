@@ -196,6 +196,12 @@ def test_the_pipe_command_and_its_exit_codes(game: Service, tmp_path: object) ->
     assert [p["label"] for p in game.reads.proposals("dec")] == ["p1"]
 
 
+def answers(mail_server: MailServer, reader: str, *words: str) -> int:
+    """How many of the letters ``reader`` received hold all of ``words``."""
+    return sum(all(w in m.get_content() for w in words)
+               for m in mail_server.collector.to(reader))
+
+
 def test_scriba_mail_serve_takes_letters_and_delivers_replies(
         game: Service, mail_server: MailServer) -> None:
     """The command a mail server delivers to, as its own process, end to end."""
@@ -224,19 +230,16 @@ def test_scriba_mail_serve_takes_letters_and_delivers_replies(
         piped = _pipe(game.commands.store.url, letter(
             "carla@players.test", carla, "proposta: Addio\nlabel: p2\nTesto.\n"), env)
         assert piped.stdout.startswith(b"kept"), piped.stderr
-        for _ in range(150):
-            if mail_server.collector.to("bruno@players.test") and any(
-                    "p2" in m.get_content() for m in mail_server.collector.to(
-                        "carla@players.test")):
+        for _ in range(300):  # until both answers have come (30 s at most)
+            if answers(mail_server, "bruno@players.test", "proposta 1", "Saluti") and \
+                    answers(mail_server, "carla@players.test", "proposta 2", "Addio"):
                 break
-            time.sleep(0.2)
+            time.sleep(0.1)
     finally:
         process.terminate()
         _, errors = process.communicate(timeout=30)
     # each is told of the other's proposal too; one letter answers each one's own
-    assert sum("proposta 1" in m.get_content() and "Saluti" in m.get_content()
-               for m in mail_server.collector.to("bruno@players.test")) == 1
-    assert sum("proposta 2" in m.get_content() and "Addio" in m.get_content()
-               for m in mail_server.collector.to("carla@players.test")) == 1
+    assert answers(mail_server, "bruno@players.test", "proposta 1", "Saluti") == 1
+    assert answers(mail_server, "carla@players.test", "proposta 2", "Addio") == 1
     assert [p["label"] for p in game.reads.proposals("dec")] == ["p1", "p2"]
     assert mail_server.collector.password.encode() not in errors

@@ -35,6 +35,17 @@ def start_chromium(profile: Path, width: int = 1280, height: int = 900) -> Any:
     return driver
 
 
+POLL_S = 0.02  # Selenium's default half-second poll was most of each form's round trip
+
+
+def wait(driver: Any, seconds: float = 30, poll: float = POLL_S) -> Any:
+    """``WebDriverWait`` asking every ``poll`` seconds: a page's answer is seen when it
+    comes, not up to half a second later."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, seconds, poll_frequency=poll)
+
+
 def gone(element: Any) -> Any:
     """Wait condition: the page holding ``element`` has been replaced. Chromium reports
     this as a stale element, or, while the new page loads, as "Node with given id does
@@ -53,7 +64,6 @@ def gone(element: Any) -> Any:
 def sign_in(driver: Any, base: str, email: str, password: str) -> None:
     """Sign in through the sign-in page as a person would (cookies of before dropped)."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     driver.delete_all_cookies()
     driver.get(base + "/signin")
@@ -61,7 +71,7 @@ def sign_in(driver: Any, base: str, email: str, password: str) -> None:
     driver.find_element(By.ID, "password").send_keys(password)
     button = driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]")
     button.click()
-    WebDriverWait(driver, 20).until(gone(button))
+    wait(driver, 20).until(gone(button))
     assert "/signin" not in driver.current_url, driver.page_source[:2000]
 
 

@@ -42,7 +42,7 @@ class Server:
                 if httpx.get(self.base + "/", timeout=2).status_code < 500:
                     return
             except httpx.HTTPError:
-                time.sleep(0.2)
+                time.sleep(0.05)
         self.stop()
         raise RuntimeError("scriba serve did not answer:\n" + log.read_text(errors="replace"))
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import gone, needs_chromium, sign_in, start_chromium
+from chromium import gone, needs_chromium, sign_in, start_chromium, wait
 from pageserver import Server
 
 from scriba.service import open_service
@@ -38,7 +38,6 @@ pytestmark = needs_chromium
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 AXE = resources.files("axe_selenium_python") / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots" / "a11y"
@@ -350,7 +349,7 @@ def test_focus_ring_keeps_3_to_1_on_the_header_and_the_page(browser: Browser,
 def submit(browser: Browser, form: Any) -> None:
     button = form.find_element(By.CSS_SELECTOR, "button[type=submit]")
     button.click()
-    WebDriverWait(browser.driver, 30).until(gone(button))
+    wait(browser.driver, 30).until(gone(button))
 
 
 @pytest.mark.parametrize(("game", "field", "value", "title"), [

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from chromium import gone, needs_chromium, start_chromium
+from chromium import gone, needs_chromium, start_chromium, wait
 from chromium import sign_in as browsing_sign_in
 from pageserver import Server
 
@@ -29,7 +29,7 @@ selenium = pytest.importorskip("selenium", reason="selenium is not installed")
 pytestmark = needs_chromium
 
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 PASSWORD = "browser-pass-123"
@@ -107,7 +107,7 @@ def fill(form, name: str, value: str) -> None:
 def submit(form) -> None:
     """Send the form and wait for the page that answers it."""
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    WebDriverWait(form.parent, 30).until(gone(form))
+    wait(form.parent, 30).until(gone(form))
 
 
 def propose(driver, base: str, game: str, label: str, title: str, text: str) -> None:
@@ -156,7 +156,7 @@ def to_deadline(driver, base: str, game: str) -> None:
     driver.get(f"{base}/games/{game}/officer")
     button = driver.find_element(By.ID, "to-deadline")
     button.click()
-    WebDriverWait(driver, 30).until(gone(button))
+    wait(driver, 30).until(gone(button))
     accepted, message = flash(driver)
     assert accepted, message
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import gone, needs_chromium, shoot_part, sign_in, start_chromium
+from chromium import gone, needs_chromium, shoot_part, sign_in, start_chromium, wait
 from pageserver import Server
 
 from scriba.service import open_service
@@ -19,7 +19,6 @@ selenium = pytest.importorskip("selenium", reason="selenium is not installed")
 pytestmark = needs_chromium
 
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from casegame import PLAYERS, court_game  # noqa: E402 - the tests' shared game
@@ -70,7 +69,7 @@ def test_the_judge_reads_the_docket_and_judges_on_a_phone(server: Server, browse
     shoot_part(browser, "main", SHOTS / "cases-docket")
 
     browser.find_element(By.LINK_TEXT, "Caso 1").click()
-    WebDriverWait(browser, 20).until(lambda d: "/cases/1" in d.current_url)
+    wait(browser, 20).until(lambda d: "/cases/1" in d.current_url)
     shoot_part(browser, "main", SHOTS / "cases-case")
     form = browser.find_element(By.ID, "act-judge")
     form.find_element(By.CSS_SELECTOR, "input[value=FALSO]").click()
@@ -78,7 +77,7 @@ def test_the_judge_reads_the_docket_and_judges_on_a_phone(server: Server, browse
     form.find_element(By.CSS_SELECTOR, "input[type=checkbox][value='212']").click()
     button = form.find_element(By.CSS_SELECTOR, "button[type=submit]")
     button.click()
-    WebDriverWait(browser, 20).until(gone(button))
+    wait(browser, 20).until(gone(button))
     assert browser.current_url.endswith("/games/tribunale/cases/1")
     page = browser.find_element(By.TAG_NAME, "main").text
     assert "FALSO" in page and "Un cappello non è un testo." in page

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import gone, needs_chromium, sign_in, start_chromium
+from chromium import gone, needs_chromium, sign_in, start_chromium, wait
 from pageserver import Server, seated_game
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed")
 pytestmark = needs_chromium
 
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_guide import Block, blocks  # noqa: E402 - the guide, read as the suite reads it
@@ -83,7 +83,7 @@ def fill(form: Any, title: str, text: str, code: str) -> None:
 
 def press(driver: Any, form: Any, selector: str) -> None:
     form.find_element(By.CSS_SELECTOR, selector).click()
-    WebDriverWait(driver, 30).until(gone(form))
+    wait(driver, 30).until(gone(form))
 
 
 def flash(driver: Any) -> str:
@@ -132,7 +132,7 @@ def test_a_player_follows_the_guides_first_three_steps(server: Server, browser: 
     browser.get(f"{base}/games/{GAME}")
     link = propose_form(browser).find_element(By.PARTIAL_LINK_TEXT, "guide for rule authors")
     link.click()
-    WebDriverWait(browser, 30).until(lambda d: "/guide/writing-rules" in d.current_url)
+    wait(browser, 30).until(lambda d: "/guide/writing-rules" in d.current_url)
     assert browser.find_element(By.TAG_NAME, "h1").text == "Writing a rule: a guide for players"
     assert "def on_rule_changed(game, event):" in browser.find_element(By.TAG_NAME, "main").text
     shoot(browser, "0-the-guide")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import gone, needs_chromium, shoot_part, sign_in, start_chromium
+from chromium import gone, needs_chromium, shoot_part, sign_in, start_chromium, wait
 from pageserver import seated_game
 
 from scriba.service.recipes import Recipes
@@ -25,7 +25,6 @@ selenium = pytest.importorskip("selenium", reason="selenium is not installed")
 pytestmark = needs_chromium
 
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 PASSWORD = "recipe-form-pass-1"
@@ -63,7 +62,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory):
 
 def click_and_wait(driver: Any, element: Any) -> None:
     element.click()
-    WebDriverWait(driver, 30).until(gone(element))
+    wait(driver, 30).until(gone(element))
 
 
 def test_a_proposal_started_from_a_recipe(server, browser) -> None:

@@ -12,7 +12,7 @@ import re
 from html import unescape
 
 import httpx
-from chromium import gone, needs_chromium, sign_in, start_chromium
+from chromium import gone, needs_chromium, sign_in, start_chromium, wait
 from lab_planted import AUTHOR, PLAYERS, plant
 from pageserver import Server, csrf_of, signed_in
 
@@ -37,7 +37,6 @@ def text_of(html: str) -> str:
 
 def test_a_player_tests_the_vote_farm_from_its_page(tmp_path, monkeypatch) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     for name, value in BOUNDS.items():
         monkeypatch.setenv(name, value)  # the server reads them at start
@@ -79,7 +78,7 @@ def test_a_player_tests_the_vote_farm_from_its_page(tmp_path, monkeypatch) -> No
         assert driver.find_elements(By.CSS_SELECTOR, "section.dryrun")  # beside the dry run
         button = section.find_element(By.CSS_SELECTOR, "form button[type=submit]")
         button.click()
-        WebDriverWait(driver, 30).until(gone(button))
+        wait(driver, 30).until(gone(button))
         assert driver.current_url.endswith(page)
         running = driver.find_element(By.CSS_SELECTOR, "section.lab").text
         if "in corso" in running:  # it refreshes itself while the runs go on
@@ -90,7 +89,7 @@ def test_a_player_tests_the_vote_farm_from_its_page(tmp_path, monkeypatch) -> No
         def finished(drv) -> bool:  # the page reloads itself; nothing is clicked
             found = drv.find_elements(By.CSS_SELECTOR, "section.lab ul.lab-findings")
             return bool(found) and "in corso" not in found[0].text
-        WebDriverWait(driver, 400, poll_frequency=1).until(finished)
+        wait(driver, 400, poll=0.1).until(finished)
         told = driver.find_element(By.CSS_SELECTOR, "section.lab ul.lab-findings").text
         assert "Provata in una partita di 12 turni a partire dalla partita com'è ora." in told
         assert f"Con la proposta, «punti» di {AUTHOR}: da" in told, told

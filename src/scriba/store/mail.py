@@ -27,6 +27,8 @@ from scriba.store.models import Base
 
 class Letter(Base):
     __tablename__ = "mail_letters"
+    # Named as migration 0005 names it, so that a new database has what an upgraded one has.
+    __table_args__ = (UniqueConstraint("signature", name="uq_mail_letters_signature"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     message_id: Mapped[str] = mapped_column(String(500), unique=True)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -42,7 +44,7 @@ class Letter(Base):
     result: Mapped[str | None] = mapped_column(Text, nullable=True)
     # A signed letter's identity: SHA-256 of its DKIM signature (b=), so that the same
     # signed letter sent again under a new Message-ID is recognised and not decided twice.
-    signature: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
+    signature: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class OutboxMessage(Base):
