@@ -42,7 +42,7 @@ def _finished(service: Service, game: str, number: int, timeout: float = 240) ->
         test = service.proposal_tests.get(game, number)
         if test is not None and test.status != "running":
             return test
-        time.sleep(0.5)
+        time.sleep(0.1)
     raise AssertionError("the test did not finish within its bound")
 
 

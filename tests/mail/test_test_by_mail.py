@@ -40,7 +40,7 @@ def _report(post: Post, service: Service, address: str, count: int,
         post.deliver()
         if len(post.inbox(address)) >= count:
             return post.inbox(address)
-        time.sleep(1)
+        time.sleep(0.1)
     raise AssertionError(f"no report by mail within {timeout} s: {post.inbox(address)}")
 
 

@@ -41,7 +41,7 @@ class Server:
                     return
             except httpx.TransportError:
                 pass
-            time.sleep(0.2)
+            time.sleep(0.05)
         self.stop()
         raise RuntimeError("scriba serve did not answer within 60 s")
 

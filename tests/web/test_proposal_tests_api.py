@@ -40,7 +40,7 @@ def _done(url: str, timeout: float = 400) -> dict:
         assert answer.status_code == 200, answer.text
         if answer.json()["status"] != "running":
             return answer.json()
-        time.sleep(1)
+        time.sleep(0.1)
     raise AssertionError(f"{url} still running after {timeout} s")
 
 
