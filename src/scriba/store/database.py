@@ -99,7 +99,7 @@ def current_revision(engine: Engine) -> str | None:
 def upgrade(engine: Engine) -> None:
     """Bring the schema to the newest revision. An empty database gets the tables as the
     code describes them, stamped with the newest revision (Alembic's recipe for a new
-    database: a tenth of the time of running every migration, which copies SQLite's
+    database: a quarter of the time of running every migration, which copies SQLite's
     tables at each ``batch_alter_table``); an existing one goes through the migrations.
     ``tests/test_schema.py`` checks that both give the same schema."""
     from alembic import command
