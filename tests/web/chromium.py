@@ -40,10 +40,13 @@ POLL_S = 0.02  # Selenium's default half-second poll was most of each form's rou
 
 def wait(driver: Any, seconds: float = 30, poll: float = POLL_S) -> Any:
     """``WebDriverWait`` asking every ``poll`` seconds: a page's answer is seen when it
-    comes, not up to half a second later."""
+    comes, not up to half a second later. A page that reloads itself (the lab's progress)
+    may replace an element between two looks at it: that look is asked again."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, seconds, poll_frequency=poll)
+    return WebDriverWait(driver, seconds, poll_frequency=poll,
+                         ignored_exceptions=(StaleElementReferenceException,))
 
 
 def gone(element: Any) -> Any:
