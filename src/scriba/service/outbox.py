@@ -24,7 +24,6 @@ from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
 from scriba.kernel.events import fold
 from scriba.service.announcements import Announcements
@@ -43,6 +42,7 @@ from scriba.service.periodmail import PeriodMail
 from scriba.service.personal import personal_headers
 from scriba.service.reads import Reads
 from scriba.service.receipts import answer, receipt_words
+from scriba.store.database import upsert_dialect
 from scriba.store.eventstore import EventStore
 from scriba.store.mail import OutboxMessage
 
@@ -84,12 +84,11 @@ class Outbox:
     def _insert_rows(self, rows: list[dict[str, Any]] | None = None) -> Any:
         """INSERT … ON CONFLICT (key) DO NOTHING: a message already queued stays as is.
         Without ``rows``, the statement to execute with them as parameters."""
-        module = postgresql if self._dialect == "postgresql" else sqlite
-        statement = module.insert(OutboxMessage) if self._dialect in (
-            "postgresql", "sqlite") else insert(OutboxMessage)
+        dialect = upsert_dialect(self._dialect)
+        statement = dialect.insert(OutboxMessage) if dialect else insert(OutboxMessage)
         if rows is not None:
             statement = statement.values(rows)
-        if self._dialect in ("postgresql", "sqlite"):
+        if dialect:
             statement = statement.on_conflict_do_nothing(index_elements=["key"])
         return statement
 

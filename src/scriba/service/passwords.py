@@ -11,7 +11,6 @@ import threading
 from typing import Any
 
 from argon2 import PasswordHasher
-from zxcvbn import zxcvbn
 
 from scriba.service.errors import InvalidInput
 from scriba.service.messages import translate
@@ -51,6 +50,8 @@ def check_password(value: Any, language: str = "en", own_words: tuple[str, ...] 
                                      language, max=PASSWORD_MAX), "password")
     words = [w[:100] for word in own_words if word
              for w in (word, *re.split(r"[@.+_\-\s]+", word)) if len(w) > 2]
+    from zxcvbn import zxcvbn  # here, not at import: a tenth of every CLI start, for a sign-up
+
     with _zxcvbn_lock:
         verdict = zxcvbn(value[:_JUDGED], user_inputs=[*words, "scriba", "nomic"])
     if verdict["score"] < PASSWORD_SCORE:

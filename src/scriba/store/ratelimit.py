@@ -18,14 +18,13 @@ from typing import Any
 
 from limits.storage import Storage
 from sqlalchemy import Engine, case, delete, select, text, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 
 from scriba.store.accounts import RateLimitRow
+from scriba.store.database import upsert_dialect
 
 KEY_MAX = 400  # the column's length
 SWEEP_SECONDS = 300.0  # lapsed rows are deleted at most this often per process
-_INSERTS = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
 _TABLE = RateLimitRow.__table__
 
 
@@ -52,11 +51,12 @@ class DatabaseStorage(Storage):
 
     def __init__(self, engine: Engine) -> None:
         super().__init__()
-        if engine.dialect.name not in _INSERTS:
+        dialect = upsert_dialect(engine.dialect.name)
+        if dialect is None:
             raise ValueError(f"Rate limits need SQLite or PostgreSQL, not "
                              f"{engine.dialect.name}.")
         self.engine = engine
-        self._insert = _INSERTS[engine.dialect.name]
+        self._insert = dialect.insert
         self._swept = 0.0
         self._sweep_lock = threading.Lock()
 
