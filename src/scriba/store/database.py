@@ -30,8 +30,8 @@ def is_memory(url: str) -> bool:
 
 def upsert_dialect(name: str) -> Any | None:
     """SQLAlchemy's dialect module for ``name`` if its INSERT has ON CONFLICT, else None.
-    Imported by name, as the engine imports its own: PostgreSQL's dialect (and the asyncio
-    it pulls in) is some 50 ms of every start on SQLite."""
+    Imported by name, as the engine imports its own: PostgreSQL's dialect package is some
+    50 ms of every start on SQLite."""
     if name not in ("sqlite", "postgresql"):
         return None
     return importlib.import_module(f"sqlalchemy.dialects.{name}")
