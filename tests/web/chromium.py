@@ -38,15 +38,38 @@ def start_chromium(profile: Path, width: int = 1280, height: int = 900) -> Any:
 POLL_S = 0.02  # Selenium's default half-second poll was most of each form's round trip
 
 
+# Chromium's words when a look meets a page being replaced by the next one; Selenium raises
+# them as a plain WebDriverException, not as a stale element.
+_REPLACED = ("does not belong to the document", "Cannot find context with specified id",
+             "no such execution context", "Execution context was destroyed")
+
+
+def _page_replaced(error: Exception) -> bool:
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    return (isinstance(error, StaleElementReferenceException)
+            or any(words in str(error) for words in _REPLACED))
+
+
 def wait(driver: Any, seconds: float = 30, poll: float = POLL_S) -> Any:
     """``WebDriverWait`` asking every ``poll`` seconds: a page's answer is seen when it
     comes, not up to half a second later. A page that reloads itself (the lab's progress)
     may replace an element between two looks at it: that look is asked again."""
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, seconds, poll_frequency=poll,
-                         ignored_exceptions=(StaleElementReferenceException,))
+    class _Wait(WebDriverWait):
+        def until(self, method: Any, message: str = "") -> Any:
+            def look(drv: Any) -> Any:
+                try:
+                    return method(drv)
+                except WebDriverException as error:
+                    if _page_replaced(error):
+                        return False
+                    raise
+            return super().until(look, message)
+
+    return _Wait(driver, seconds, poll_frequency=poll)
 
 
 def gone(element: Any) -> Any:

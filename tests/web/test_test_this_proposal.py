@@ -80,11 +80,16 @@ def test_a_player_tests_the_vote_farm_from_its_page(tmp_path, monkeypatch) -> No
         button.click()
         wait(driver, 30).until(gone(button))
         assert driver.current_url.endswith(page)
-        running = driver.find_element(By.CSS_SELECTOR, "section.lab").text
+        # One look at one page: it may reload itself between two separate looks.
+        running, refreshes, offers_form = wait(driver, 10).until(lambda drv: drv.execute_script(
+            "const lab = document.querySelector('section.lab');"
+            "return lab && [lab.innerText,"
+            " !!document.querySelector('meta[http-equiv=\"refresh\"]'),"
+            " !!lab.querySelector('form')];"))
         if "in corso" in running:  # it refreshes itself while the runs go on
             assert re.search(r"La prova è in corso: giocati \d+ di 24 turni\.", running)
-            assert driver.find_elements(By.CSS_SELECTOR, 'meta[http-equiv="refresh"]')
-            assert not driver.find_elements(By.CSS_SELECTOR, "section.lab form")
+            assert refreshes
+            assert not offers_form
 
         def finished(drv) -> bool:  # the page reloads itself; nothing is clicked
             found = drv.find_elements(By.CSS_SELECTOR, "section.lab ul.lab-findings")
