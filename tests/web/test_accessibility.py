@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 from chromium import gone, needs_chromium, sign_in, start_chromium, wait
-from pageserver import Server
+from serving import Server
 
 from scriba.service import open_service
 
@@ -124,7 +124,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):
         service.seats.seat(game, "Anna", ANNA)
         service.seats.set_officer(game, officer.id)
     service.close()
-    running = Server(db_url, folder / "server.log")
+    running = Server(db_url, log=folder / "server.log")
     yield running
     running.stop()
 
@@ -160,7 +160,7 @@ def browser(server: Server, tmp_path_factory: pytest.TempPathFactory):
     for old in SHOTS.glob("*.png"):  # this run's pictures only: the folder is for review
         old.unlink()
     (SHOTS / "axe.txt").write_text("")
-    yield Browser(driver, server.base)
+    yield Browser(driver, server.url)
     driver.quit()
 
 

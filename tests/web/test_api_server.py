@@ -8,7 +8,7 @@ import time
 
 import httpx
 import pytest
-from serving import Server, csrf_from, run_scriba
+from serving import Server, csrf_of, run_scriba
 
 from scriba.service import open_service
 
@@ -148,7 +148,7 @@ def test_unknown_things_are_404_problems(site) -> None:
 
 def sign_in(server: Server, email: str, password: str) -> tuple[httpx.Client, httpx.Response]:
     client = httpx.Client(base_url=server.url)
-    token = csrf_from(client.get("/signin").text)
+    token = csrf_of(client.get("/signin").text)
     answer = client.post("/signin", data={"email": email, "password": password,
                                           "csrf_token": token, "next": "/games/demo"})
     return client, answer
@@ -173,7 +173,7 @@ def test_forged_csrf_refused(site) -> None:
     assert client.post(url, json={"action": "consent"},
                        headers={"X-CSRF-Token": "y" * 43}).status_code == 403
     assert len(service.reads.log("demo")) == before
-    token = csrf_from(client.get("/account").text)
+    token = csrf_of(client.get("/account").text)
     acted = client.post(url, json={"action": "roll"}, headers={"X-CSRF-Token": token})
     assert acted.status_code in (200, 422), acted.text
     assert service.reads.log("demo")[-1]["actor"] == "Carla"
@@ -202,14 +202,14 @@ def test_invitation_used_twice_refused(site) -> None:
     page = client.get(f"/invitations/{token}")
     assert page.status_code == 200 and "Dora" in page.text
     accepted = client.post(f"/invitations/{token}", data={
-        "csrf_token": csrf_from(page.text), "password": "dora's password",
+        "csrf_token": csrf_of(page.text), "password": "dora's password",
         "display_name": "Dora"})
     assert accepted.status_code == 303, accepted.text
     assert "Dora" in service.reads.load("eq").players
     other = httpx.Client(base_url=server.url)
     page = other.get(f"/invitations/{token}")
     again = other.post(f"/invitations/{token}", data={
-        "csrf_token": csrf_from(other.get("/signin").text), "password": "mallory's pw",
+        "csrf_token": csrf_of(other.get("/signin").text), "password": "mallory's pw",
         "display_name": "Mallory"})
     assert again.status_code == 403
     assert service.accounts.authenticate("dora@example.org", "mallory's pw") is None
@@ -224,8 +224,8 @@ def test_officer_endpoints(site) -> None:
     officer = httpx.Client(base_url=server.url)
     officer.post("/signin", data={"email": "scriba@example.org",
                                   "password": "scriba-demo-pass",
-                                  "csrf_token": csrf_from(officer.get("/signin").text)})
-    csrf = csrf_from(officer.get("/account").text)
+                                  "csrf_token": csrf_of(officer.get("/signin").text)})
+    csrf = csrf_of(officer.get("/account").text)
     made = officer.post("/api/v1/games/demo/invitations", json=body,
                         headers={"X-CSRF-Token": csrf})
     assert made.status_code == 201, made.text
@@ -270,7 +270,7 @@ def test_sign_in_page_escapes_what_it_echoes(site) -> None:
     client = httpx.Client(base_url=server.url)
     hostile = '"><script>alert(1)</script>@example.org'
     answer = client.post("/signin", data={"email": hostile, "password": "whatever1",
-                                          "csrf_token": csrf_from(client.get("/signin").text),
+                                          "csrf_token": csrf_of(client.get("/signin").text),
                                           "next": "//evil.example/"})
     assert answer.status_code == 401
     assert "<script>alert(1)" not in answer.text and "&lt;script&gt;" in answer.text
@@ -280,7 +280,7 @@ def test_preferences_are_kept(site) -> None:
     server, service, _ = site
     client, answer = sign_in(server, "anna@example.org", "anna-demo-pass")
     assert answer.status_code == 303
-    token = csrf_from(client.get("/account").text)
+    token = csrf_of(client.get("/account").text)
     saved = client.post("/account", data={"csrf_token": token, "language": "de",
                                           "timezone": "Europe/Berlin", "mail_mode": "digest"})
     assert saved.status_code == 303
@@ -295,7 +295,7 @@ def test_preferences_are_kept(site) -> None:
         other = httpx.Client(base_url=server.url)
         bounced = other.post("/signin", data={
             "email": "carla@example.org", "password": "carla-demo-pass", "next": target,
-            "csrf_token": csrf_from(other.get("/signin").text)})
+            "csrf_token": csrf_of(other.get("/signin").text)})
         assert bounced.status_code == 303 and bounced.headers["location"] == "/"
 
 
@@ -304,8 +304,8 @@ def test_officer_acts_for_offices_and_moves_a_simulated_clock(site) -> None:
     officer = httpx.Client(base_url=server.url)
     officer.post("/signin", data={"email": "scriba@example.org",
                                   "password": "scriba-demo-pass",
-                                  "csrf_token": csrf_from(officer.get("/signin").text)})
-    csrf = {"X-CSRF-Token": csrf_from(officer.get("/account").text)}
+                                  "csrf_token": csrf_of(officer.get("/signin").text)})
+    csrf = {"X-CSRF-Token": csrf_of(officer.get("/account").text)}
     # Suber's Judge is Carla: the officer acts for the office, as its holder.
     judged = officer.post("/api/v1/games/demo/officer/commands", headers=csrf,
                           json={"action": "judge", "args": {"judgment": "1", "ruling": "yes"}})
@@ -335,14 +335,14 @@ def test_a_player_makes_and_revokes_their_own_token(site) -> None:
     client, answer = sign_in(server, "anna@example.org", "anna-demo-pass")
     assert answer.status_code == 303
     page = client.get("/account")
-    made = client.post("/account/tokens", data={"csrf_token": csrf_from(page.text),
+    made = client.post("/account/tokens", data={"csrf_token": csrf_of(page.text),
                                                 "game": "demo", "label": "my <bot>"})
     assert made.status_code == 201
     token = re.search(r'<code id="new-token">([^<]+)</code>', made.text).group(1)
     assert service.seats.token_identity(token)[1:] == ("demo", "Anna")
     assert "my &lt;bot&gt;" in client.get("/account").text
     # No token for a game where one has no seat, and no token without the CSRF token.
-    assert client.post("/account/tokens", data={"csrf_token": csrf_from(page.text),
+    assert client.post("/account/tokens", data={"csrf_token": csrf_of(page.text),
                                                 "game": "eq"}).status_code == 403
     assert client.post("/account/tokens", data={"game": "demo"}).status_code == 403
     # A bot revokes its own token; then the token no longer opens anything.

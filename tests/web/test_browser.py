@@ -21,7 +21,7 @@ import httpx
 import pytest
 from chromium import gone, needs_chromium, start_chromium, wait
 from chromium import sign_in as browsing_sign_in
-from pageserver import Server
+from serving import Server
 
 from scriba.service import open_service
 
@@ -71,7 +71,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):
             seats.seat(game_id, name, email)
         seats.set_officer(game_id, officer.id)
     service.close()
-    running = Server(db_url, folder / "server.log")
+    running = Server(db_url, log=folder / "server.log")
     yield running
     running.stop()
 
@@ -194,7 +194,7 @@ def shoot(driver, name: str) -> None:
 # --- the games -------------------------------------------------------------------------------
 @pytest.mark.parametrize("game", list(GAMES))
 def test_three_players_play_a_rule_into_force(server, browser, game) -> None:
-    base = server.base
+    base = server.url
     _ruleset, language, _offices, words = GAMES[game]
     label, title = "saluti", {"it": "Saluti", "de": "Gruß", "en": "Greetings"}[language]
     text = {"it": "Ogni giocatore saluta <gli altri>.", "de": "Jeder grüßt die anderen.",
@@ -285,16 +285,16 @@ def test_three_players_play_a_rule_into_force(server, browser, game) -> None:
 
 def test_signed_out_pages_and_index(server, browser) -> None:
     browser.delete_all_cookies()
-    browser.get(server.base + "/")
+    browser.get(server.url + "/")
     assert len(browser.find_elements(By.CSS_SELECTOR, "ul.cards li")) == len(GAMES)
     shoot(browser, "index")
-    browser.get(server.base + "/signin")
+    browser.get(server.url + "/signin")
     shoot(browser, "signin")
-    browser.get(server.base + "/games/equinomic/rules?at=2000-01-01")
+    browser.get(server.url + "/games/equinomic/rules?at=2000-01-01")
     assert browser.find_element(By.CSS_SELECTOR, "p.refusal").text
     shoot(browser, "error-before-start")
     # The keyboard reaches the skip link first, and it shows where focus is.
-    browser.get(server.base + "/games/suber")
+    browser.get(server.url + "/games/suber")
     body = browser.find_element(By.TAG_NAME, "body")
     body.send_keys("\ue004")  # Tab
     focused = browser.switch_to.active_element

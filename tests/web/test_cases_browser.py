@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from chromium import gone, needs_chromium, shoot_part, sign_in, start_chromium, wait
-from pageserver import Server
+from serving import Server
 
 from scriba.service import open_service
 
@@ -46,7 +46,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):
     service.commands.perform(game, "Bruno", "cfj", {"question": LONG, "about": "212"})
     service.commands.perform(game, "Carla", "cfj", {"question": "Una domanda breve?"})
     service.close()
-    running = Server(db_url, folder / "server.log")
+    running = Server(db_url, log=folder / "server.log")
     yield running
     running.stop()
 
@@ -61,8 +61,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory):
 
 def test_the_judge_reads_the_docket_and_judges_on_a_phone(server: Server, browser: Any
                                                           ) -> None:
-    sign_in(browser, server.base, address("Anna"), PASSWORD)
-    browser.get(server.base + "/language?lang=it&next=/games/tribunale/cases")  # a cookie
+    sign_in(browser, server.url, address("Anna"), PASSWORD)
+    browser.get(server.url + "/language?lang=it&next=/games/tribunale/cases")  # a cookie
     docket = browser.find_element(By.TAG_NAME, "main").text
     assert "Caso 1" in docket and "Caso 2" in docket
     assert "giudice: Anna" in docket and "in attesa di giudizio" in docket

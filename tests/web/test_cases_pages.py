@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from pageserver import Server, csrf_of, signed_in
+from serving import Server, csrf_of, signed_in
 
 from scriba.service import open_service
 from scriba.web.i18n import LANGUAGE_COOKIE
@@ -47,13 +47,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     officer = service.accounts.create_account(OFFICER, "Ufficiale", PASSWORD)
     service.seats.set_officer(GAME, officer.id)
     service.close()
-    running = Server(db_url, folder / "server.log")
+    running = Server(db_url, log=folder / "server.log")
     yield running
     running.stop()
 
 
 def client_of(server: Server, player: str, language: str) -> httpx.Client:
-    client = signed_in(server.base, address(player), PASSWORD)
+    client = signed_in(server.url, address(player), PASSWORD)
     client.cookies.set(LANGUAGE_COOKIE, language)
     return client
 
@@ -143,7 +143,7 @@ def test_a_player_opens_a_case_from_the_docket_and_the_judge_judges_it(server: S
 
 
 def test_a_case_that_does_not_exist_is_a_404_in_the_readers_language(server: Server) -> None:
-    reader = httpx.Client(base_url=server.base, timeout=30)
+    reader = httpx.Client(base_url=server.url, timeout=30)
     reader.cookies.set(LANGUAGE_COOKIE, "it")
     for ref in ("99", "x", "1%00", "-1", "9" * 40):
         answer = reader.get(f"/games/{GAME}/cases/{ref}")
@@ -154,7 +154,7 @@ def test_a_case_that_does_not_exist_is_a_404_in_the_readers_language(server: Ser
 
 
 def test_the_api_reads_the_docket_and_a_case_in_words(server: Server) -> None:
-    api = httpx.Client(base_url=server.base + "/api/v1", timeout=30)
+    api = httpx.Client(base_url=server.url + "/api/v1", timeout=30)
     bruno = client_of(server, "Bruno", "it")
     send_form(bruno, f"/games/{GAME}/cases", "cfj", {"a_question": "Seconda domanda?"})
     docket = api.get(f"/games/{GAME}/cases", params={"lang": "de"}).json()
@@ -172,7 +172,7 @@ def test_the_api_reads_the_docket_and_a_case_in_words(server: Server) -> None:
 
 def test_only_the_officer_may_correct_through_the_api(server: Server) -> None:
     body = {"correction": {"kind": "annul", "event": 1, "reason": "x"}, "dry_run": True}
-    anonymous = httpx.post(f"{server.base}/api/v1/games/{GAME}/corrections", json=body,
+    anonymous = httpx.post(f"{server.url}/api/v1/games/{GAME}/corrections", json=body,
                            timeout=30)
     assert anonymous.status_code == 401
     anna = client_of(server, "Anna", "it")
@@ -203,7 +203,7 @@ def test_the_officer_annuls_a_vote_seeing_the_difference_before_confirming(serve
     vote = act(bruno, "vote", {"proposal": number, "choice": "aye"})[0]
     assert anna.get(f"/api/v1/games/{GAME}/proposals/{number}").json()["status"] == "adopted"
 
-    officer = signed_in(server.base, OFFICER, PASSWORD)
+    officer = signed_in(server.url, OFFICER, PASSWORD)
     officer.cookies.set(LANGUAGE_COOKIE, "it")
     # Beside Bruno's vote in the chronicle, the officer's way to annul it.
     chronicle = officer.get(f"/games/{GAME}/chronicle").text

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.routing import APIRoute
-from serving import Server, csrf_from, run_scriba
+from serving import Server, csrf_of, run_scriba
 
 from scriba.service import open_service
 
@@ -64,7 +64,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 def signed_in(base: str, email: str) -> httpx.Client:
     client = httpx.Client(base_url=base, timeout=60)
     answer = client.post("/signin", data={"email": email, "password": PASSWORD,
-                                          "csrf_token": csrf_from(client.get("/signin").text),
+                                          "csrf_token": csrf_of(client.get("/signin").text),
                                           "next": "/"})
     assert answer.status_code == 303, answer.text[:300]
     return client
@@ -238,7 +238,7 @@ def test_a_dry_run_needs_a_seat_in_the_game(site) -> None:
     assert anonymous.headers["content-type"] == "application/problem+json"
     assert httpx.post(url, headers=bearer(tokens["other"]), timeout=30).status_code == 403
     reader = signed_in(base, "reader@example.org")
-    csrf = csrf_from(reader.get("/account").text)
+    csrf = csrf_of(reader.get("/account").text)
     refused = reader.post(f"/api/v1/games/{GAME}/proposals/a1/dry-run",
                           headers={"X-CSRF-Token": csrf})
     assert refused.status_code == 403 and "players and the officer" in refused.json()["detail"]
@@ -258,7 +258,7 @@ def test_games_started_from_the_web_are_limited_per_account(site) -> None:
     maker = signed_in(base, "maker@example.org")
 
     def start(game_id: str) -> httpx.Response:
-        csrf = csrf_from(maker.get("/new-game").text)
+        csrf = csrf_of(maker.get("/new-game").text)
         return maker.post("/new-game", data={"csrf_token": csrf, "ruleset": "suber",
                                              "game": game_id, "name": game_id,
                                              "clock": "real"})
@@ -272,7 +272,7 @@ def test_games_started_from_the_web_are_limited_per_account(site) -> None:
     assert maker.get("/games/made-3").status_code == 404
     # Another account has its own allowance; the officer's CLI has none.
     other = signed_in(base, "reader@example.org")
-    csrf = csrf_from(other.get("/new-game").text)
+    csrf = csrf_of(other.get("/new-game").text)
     assert other.post("/new-game", data={"csrf_token": csrf, "ruleset": "suber",
                                          "game": "made-by-reader", "clock": "real"}
                       ).status_code == 303

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from html import unescape
 
-from pageserver import csrf_of, seated_game, signed_in
+from serving import csrf_of, seated_game, signed_in
 
 from scriba.service import open_service
 from scriba.web.i18n import LANGUAGE_COOKIE
@@ -33,7 +33,7 @@ def test_a_player_forks_the_game_from_its_page_and_runs_the_fork(tmp_path) -> No
     service.accounts.create_account("ospite.fork@example.org", "Ospite", PASSWORD)
     service.close()
     try:
-        anna = signed_in(server.base, email("Anna"), PASSWORD)
+        anna = signed_in(server.url, email("Anna"), PASSWORD)
         anna.cookies.set(LANGUAGE_COOKIE, "it")
         page = anna.get("/games/torre").text
         assert "Una copia della partita" in text_of(page)
@@ -52,7 +52,7 @@ def test_a_player_forks_the_game_from_its_page_and_runs_the_fork(tmp_path) -> No
         forged = anna.post("/games/torre/fork", data={"csrf_token": "forged"})
         assert forged.status_code in (400, 403)
 
-        guest = signed_in(server.base, "ospite.fork@example.org", PASSWORD)
+        guest = signed_in(server.url, "ospite.fork@example.org", PASSWORD)
         guest.cookies.set(LANGUAGE_COOKIE, "de")
         guest_page = guest.get("/games/torre").text
         assert "Auf einer Kopie ausprobieren" not in text_of(guest_page)

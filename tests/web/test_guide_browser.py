@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from chromium import gone, needs_chromium, sign_in, start_chromium, wait
-from pageserver import Server, seated_game
+from serving import Server, seated_game
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed")
 pytestmark = needs_chromium
@@ -124,7 +124,7 @@ def shoot(driver: Any, name: str) -> None:
 
 
 def test_a_player_follows_the_guides_first_three_steps(server: Server, browser: Any) -> None:
-    base = server.base
+    base = server.url
     guide = steps()
 
     # The propose form links the guide, in the reader's language.

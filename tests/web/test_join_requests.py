@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from serving import Server, csrf_from
+from serving import Server, csrf_of
 
 from scriba.service import open_service
 
@@ -35,7 +35,7 @@ def test_the_officer_admits_or_declines_a_request_from_the_page(site) -> None:
     server, service = site
     officer = httpx.Client(base_url=server.url)
     officer.post("/signin", data={"email": "boss@example.org", "password": PASSWORD,
-                                  "csrf_token": csrf_from(officer.get("/signin").text)})
+                                  "csrf_token": csrf_of(officer.get("/signin").text)})
     page = officer.get("/games/sub/officer").text
     assert "Nora – nora@players.test" in page and "Olaf – olaf@players.test" in page
     nora, olaf = (r["id"] for r in service.joins.queue("sub"))
@@ -43,7 +43,7 @@ def test_the_officer_admits_or_declines_a_request_from_the_page(site) -> None:
     assert officer.post("/games/sub/officer/join",
                         data={"request": nora, "answer": "accept"}).status_code == 403
     assert "Nora" not in service.reads.status("sub")["players"]
-    csrf = csrf_from(page)
+    csrf = csrf_of(page)
     admitted = officer.post("/games/sub/officer/join",
                             data={"request": nora, "answer": "accept", "csrf_token": csrf})
     assert admitted.status_code == 303

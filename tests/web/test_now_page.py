@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import pytest
 from chromium import gone, needs_chromium, shoot_part, start_chromium, wait
 from chromium import sign_in as browsing_sign_in
-from pageserver import Server, csrf_of, signed_in
+from serving import Server, csrf_of, signed_in
 
 from scriba.rulesets import list_rulesets
 from scriba.service import open_service
@@ -79,7 +79,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):
     officer = service.accounts.create_account(OFFICER, "Scriba", PASSWORD)
     service.seats.set_officer("anderwelt", officer.id)
     service.close()
-    running = Server(db_url, folder / "server.log")
+    running = Server(db_url, log=folder / "server.log")
     yield running, db_url
     running.stop()
 
@@ -196,7 +196,7 @@ def identifiers(db_url: str, ruleset: str) -> set[str]:
 def test_every_form_offered_is_accepted_with_its_first_values(server, browser,
                                                               ruleset) -> None:
     running, db_url = server
-    base = running.base
+    base = running.url
     hidden = identifiers(db_url, ruleset)
     outcomes: dict[tuple[str, str], tuple[bool, str]] = {}
     for player in PLAYERS:
@@ -234,7 +234,7 @@ def _leaves(action: str) -> bool:
 # --- Suber, step by step -------------------------------------------------------------------
 def test_suber_a_turn_through_the_page(server, browser) -> None:
     running, db_url = server
-    base = running.base
+    base = running.url
     game = "suber-turn"
     service = open_service(db_url)
     try:
@@ -332,7 +332,7 @@ def test_suber_a_turn_through_the_page(server, browser) -> None:
 # --- the officer's forms keep what was written too ----------------------------------------
 def test_a_refused_officer_form_comes_back_filled(server) -> None:
     running, _db_url = server
-    officer = signed_in(running.base, OFFICER, PASSWORD)
+    officer = signed_in(running.url, OFFICER, PASSWORD)
     token = csrf_of(officer.get("/games/anderwelt/officer").text)
     answer = officer.post("/games/anderwelt/officer/act/set_zat", data={
         "csrf_token": token, "request_id": "zat-1", "a_deadline": "morgen früh"})
@@ -346,7 +346,7 @@ def test_a_refused_officer_form_comes_back_filled(server) -> None:
     set_zat = officer.post("/games/anderwelt/officer/act/set_zat", data={
         "csrf_token": token, "request_id": "zat-2", "a_days": "7"})
     assert set_zat.status_code == 303
-    anna = signed_in(running.base, email("anderwelt", "Anna"), PASSWORD)
+    anna = signed_in(running.url, email("anderwelt", "Anna"), PASSWORD)
     note = re.search(r'<p class="due-note">(.*?)</p>', anna.get("/games/anderwelt").text,
                      re.S)
     assert note, "Anna owes her move of the round"

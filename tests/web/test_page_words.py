@@ -35,7 +35,7 @@ import pytest
 from babel import Locale
 from babel.dates import get_day_names, get_month_names
 from babel.messages.pofile import read_po, write_po
-from pageserver import SCRIBA, Server, csrf_of, signed_in
+from serving import SCRIBA, Server, csrf_of, signed_in
 
 from scriba.catalogs import DOMAINS
 from scriba.service import open_service
@@ -349,7 +349,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, lis
 
 @pytest.fixture(scope="module")
 def server(played, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    running = Server(played[0], tmp_path_factory.mktemp("server") / "server.log")
+    running = Server(played[0], log=tmp_path_factory.mktemp("server") / "server.log")
     yield running
     running.stop()
 
@@ -359,7 +359,7 @@ def pseudo_server(played, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     folder = tmp_path_factory.mktemp("pseudo")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SCRIBA_LOCALE_DIR", str(pseudo_locale(folder / "locale")))
-        running = Server(played[0], folder / "server.log")
+        running = Server(played[0], log=folder / "server.log")
     yield running
     running.stop()
 
@@ -368,7 +368,7 @@ def pseudo_server(played, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 def test_no_developer_word_on_any_page(server, played, language: str) -> None:
     found: dict[str, list[str]] = {}
     count = 0
-    for path, html, _names in pages_of(server.base, language, played[1]):
+    for path, html, _names in pages_of(server.url, language, played[1]):
         count += 1
         pieces = [piece for piece, _own, data in visible(html) if not data]
         if path.endswith(".atom"):  # what a feed reader shows: titles and contents
@@ -383,7 +383,7 @@ def test_no_developer_word_on_any_page(server, played, language: str) -> None:
 def test_every_word_of_every_page_goes_through_the_catalogs(pseudo_server, played) -> None:
     found: dict[str, list[str]] = {}
     count = 0
-    for path, html, names in pages_of(pseudo_server.base, "it", played[1]):
+    for path, html, names in pages_of(pseudo_server.url, "it", played[1]):
         if path.endswith(".atom"):
             continue
         count += 1
@@ -454,23 +454,23 @@ def test_the_rules_own_language_is_marked_and_said_once(server) -> None:
     """Suber's English rules inside an Italian page: each of their texts carries
     ``lang="en"``, and the page says once, in Italian, that they are in English."""
     italian = {"scriba_lang": "it"}
-    page = httpx.get(server.base + "/games/words/rules", cookies=italian, timeout=30).text
+    page = httpx.get(server.url + "/games/words/rules", cookies=italian, timeout=30).text
     assert page.count('class="langnote"') == 1
     assert "Le regole di questa partita sono scritte in inglese" in page
     assert page.count('<span lang="en">') > 40  # the titles, in the contents and above each
     assert page.count('<div class="ruletext" lang="en">') > 20
-    german = httpx.get(server.base + "/games/words/rules/301", cookies={"scriba_lang": "de"},
+    german = httpx.get(server.url + "/games/words/rules/301", cookies={"scriba_lang": "de"},
                        timeout=30).text
     assert "auf Englisch geschrieben" in german and german.count('class="langnote"') == 1
     # The reader's own language: no note.
-    same = httpx.get(server.base + "/games/parole/rules", cookies=italian, timeout=30).text
+    same = httpx.get(server.url + "/games/parole/rules", cookies=italian, timeout=30).text
     assert 'class="langnote"' not in same and 'lang="it"' in same
 
 
 def test_the_outcome_is_told_in_the_language_of_the_page_that_shows_it(server) -> None:
     """Starting an Italian game from an English page: the officer page it leads to is the
     game's, in Italian, and so is its "Done" (never "Fatto: The game … has started")."""
-    anna = signed_in(server.base, PLAYER, PASSWORD)
+    anna = signed_in(server.url, PLAYER, PASSWORD)
     form = anna.get("/new-game")
     started = anna.post("/new-game", data={"csrf_token": csrf_of(form.text),
                                            "ruleset": "equinomic", "game": "serata"})

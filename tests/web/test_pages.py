@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from pageserver import SCRIBA, Server, csrf_of, signed_in
+from serving import SCRIBA, Server, csrf_of, signed_in
 
 from scriba.service import open_service
 
@@ -48,9 +48,9 @@ def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
     officer = service.accounts.create_account(OFFICER, "Scriba", PASSWORD)
     service.seats.set_officer(GAME, officer.id)
     service.close()
-    server = Server(db_url, folder / "server.log")
+    server = Server(db_url, log=folder / "server.log")
     try:
-        eve = signed_in(server.base, PEOPLE[EVE], PASSWORD)
+        eve = signed_in(server.url, PEOPLE[EVE], PASSWORD)
         form = eve.get(f"/games/{GAME}").text
         answer = eve.post(f"/games/{GAME}/act/propose", data={
             "csrf_token": csrf_of(form), "request_id": "form-propose-1",
@@ -92,7 +92,7 @@ def test_the_proposal_made_through_the_form_is_in_the_game(site) -> None:
 @pytest.mark.parametrize("path", [*PAGES, "PROPOSAL"])
 def test_public_pages_are_readable_signed_out_and_escape_everything(site, path) -> None:
     path = proposal_path() if path == "PROPOSAL" else path
-    page = httpx.get(site["server"].base + path, timeout=30)
+    page = httpx.get(site["server"].url + path, timeout=30)
     assert page.status_code == 200, page.text[:500]
     assert page.headers["content-type"].startswith("text/html")
     assert re.search(r'<html lang="(it|de|en)">', page.text)
@@ -102,7 +102,7 @@ def test_public_pages_are_readable_signed_out_and_escape_everything(site, path) 
 
 
 def test_proposal_page_shows_the_code_escaped_and_highlighted(site) -> None:
-    page = httpx.get(site["server"].base + proposal_path(), timeout=30).text
+    page = httpx.get(site["server"].url + proposal_path(), timeout=30).text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "&lt;img src=x onerror=alert(2)&gt;" in page
     assert 'class="code"' in page and "alert(3)" in page  # highlighted by Pygments
@@ -132,18 +132,18 @@ def test_dry_run_is_shown_and_records_nothing(site) -> None:
     (f"/games/{GAME}/officer", 403),
 ])
 def test_bad_addresses_get_a_page_with_the_reason(site, path, status) -> None:
-    page = httpx.get(site["server"].base + path, timeout=30)
+    page = httpx.get(site["server"].url + path, timeout=30)
     assert page.status_code == status, page.text[:300]
     assert 'class="refusal"' in page.text
 
 
 def test_before_the_start_the_page_says_so(site) -> None:
-    page = httpx.get(site["server"].base + f"/games/{GAME}/rules?at=2000-01-01", timeout=30)
+    page = httpx.get(site["server"].url + f"/games/{GAME}/rules?at=2000-01-01", timeout=30)
     assert "2026-03-01" in page.text  # the game's start, in the refusal
 
 
 def test_feed_is_atom_with_escaped_text(site) -> None:
-    answer = httpx.get(site["server"].base + f"/games/{GAME}/feed.atom", timeout=30)
+    answer = httpx.get(site["server"].url + f"/games/{GAME}/feed.atom", timeout=30)
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("application/atom+xml")
     ns = {"a": "http://www.w3.org/2005/Atom"}
@@ -162,7 +162,7 @@ def test_feed_is_atom_with_escaped_text(site) -> None:
 
 
 def test_a_vote_through_the_form_counts_once(site) -> None:
-    anna = signed_in(site["server"].base, PEOPLE["Anna"], PASSWORD)
+    anna = signed_in(site["server"].url, PEOPLE["Anna"], PASSWORD)
     page = anna.get(f"/games/{GAME}").text
     assert 'name="a_choice" value="favorevole"' in page  # the ruleset's own vote words
     token = csrf_of(page)
@@ -181,19 +181,19 @@ def test_a_vote_through_the_form_counts_once(site) -> None:
 
 
 def test_forged_csrf_and_signed_out_posts_change_nothing(site) -> None:
-    bruno = signed_in(site["server"].base, PEOPLE["Bruno"], PASSWORD)
+    bruno = signed_in(site["server"].url, PEOPLE["Bruno"], PASSWORD)
     before = log_length(site["db"])
     forged = bruno.post(f"/games/{GAME}/act/vote", data={
         "csrf_token": "forged", "a_proposal": LABEL, "a_choice": "favorevole"})
     assert forged.status_code == 403
-    anonymous = httpx.post(site["server"].base + f"/games/{GAME}/act/vote",
+    anonymous = httpx.post(site["server"].url + f"/games/{GAME}/act/vote",
                            data={"a_proposal": LABEL, "a_choice": "favorevole"}, timeout=30)
     assert anonymous.status_code in (303, 403)
     assert log_length(site["db"]) == before
 
 
 def test_a_refusal_comes_back_as_the_rules_sentence(site) -> None:
-    bruno = signed_in(site["server"].base, PEOPLE["Bruno"], PASSWORD)
+    bruno = signed_in(site["server"].url, PEOPLE["Bruno"], PASSWORD)
     token = csrf_of(bruno.get(f"/games/{GAME}").text)
     answer = bruno.post(f"/games/{GAME}/act/propose", data={
         "csrf_token": token, "request_id": "bruno-out-of-turn", "c_type": "repeal",
@@ -208,7 +208,7 @@ def test_a_refusal_comes_back_as_the_rules_sentence(site) -> None:
 
 
 def test_language_choice_is_remembered_and_redirects_stay_here(site) -> None:
-    client = httpx.Client(base_url=site["server"].base, timeout=30)
+    client = httpx.Client(base_url=site["server"].url, timeout=30)
     answer = client.get("/language", params={"lang": "de", "next": f"/games/{GAME}"})
     assert answer.status_code == 303 and answer.headers["location"] == f"/games/{GAME}"
     page = client.get(f"/games/{GAME}").text
@@ -216,15 +216,15 @@ def test_language_choice_is_remembered_and_redirects_stay_here(site) -> None:
     assert '<p class="period" lang="it">' in page  # the rules' words stay Italian
     evil = client.get("/language", params={"lang": "it", "next": "//evil.example/"})
     assert evil.headers["location"] == "/"
-    english = httpx.get(site["server"].base + f"/games/{GAME}", timeout=30,
+    english = httpx.get(site["server"].url + f"/games/{GAME}", timeout=30,
                         cookies={"scriba_lang": "en"}).text
     assert "What you can do now" in english
-    italian = httpx.get(site["server"].base + f"/games/{GAME}", timeout=30).text
+    italian = httpx.get(site["server"].url + f"/games/{GAME}", timeout=30).text
     assert '<html lang="it">' in italian  # the game's language by default
 
 
 def test_officer_invites_and_the_link_is_shown(site) -> None:
-    officer = signed_in(site["server"].base, OFFICER, PASSWORD)
+    officer = signed_in(site["server"].url, OFFICER, PASSWORD)
     page = officer.get(f"/games/{GAME}/officer")
     assert page.status_code == 200
     answer = officer.post(f"/games/{GAME}/officer/invite", data={
@@ -287,7 +287,7 @@ SAME = {"it": {"Password", "Account", "no"}, "de": {"Name", "Code", "Text", "opt
 
 
 def test_the_deadline_is_shown_in_the_readers_time_zone(site) -> None:
-    base = site["server"].base
+    base = site["server"].url
     utc = httpx.get(base + "/games/zeit", timeout=30).text
     assert "8. März 2026, 10:00:00" in utc and "in 7 Tagen" in utc
     berlin = httpx.get(base + "/games/zeit", timeout=30,
@@ -310,7 +310,7 @@ HOSTILE_PATHS = [
 
 def test_hostile_addresses_never_break_a_page(site) -> None:
     for path in HOSTILE_PATHS:
-        answer = httpx.get(site["server"].base + path, timeout=30)
+        answer = httpx.get(site["server"].url + path, timeout=30)
         assert answer.status_code < 500, (path, answer.status_code)
         assert "<script>" not in answer.text
 
@@ -323,7 +323,7 @@ def test_hostile_addresses_never_break_a_page(site) -> None:
     {"a_label": "x" * 100_000, "c_type": "enact", "c_text": "t"},
 ])
 def test_hostile_forms_get_a_refusal_not_an_error(site, fields) -> None:
-    bruno = signed_in(site["server"].base, PEOPLE["Bruno"], PASSWORD)
+    bruno = signed_in(site["server"].url, PEOPLE["Bruno"], PASSWORD)
     token = csrf_of(bruno.get(f"/games/{GAME}").text)
     before = log_length(site["db"])
     answer = bruno.post(f"/games/{GAME}/act/propose", data={"csrf_token": token, **fields})
@@ -341,7 +341,7 @@ def flash_of(answer: httpx.Response) -> str:
 
 def test_officer_forms_answer_and_refuse_others(site) -> None:
     # Last in this module: it adds a player and moves the game's clock.
-    officer = signed_in(site["server"].base, OFFICER, PASSWORD)
+    officer = signed_in(site["server"].url, OFFICER, PASSWORD)
     token = csrf_of(officer.get(f"/games/{GAME}/officer").text)
     before = log_length(site["db"])
     added = officer.post(f"/games/{GAME}/officer/player",
@@ -369,7 +369,7 @@ def test_officer_forms_answer_and_refuse_others(site) -> None:
 
 
 def test_a_signed_in_person_starts_a_game_and_becomes_its_officer(site) -> None:
-    base = site["server"].base
+    base = site["server"].url
     signed_out = httpx.get(base + "/new-game", timeout=30, follow_redirects=False)
     assert signed_out.status_code == 303 and "/signin" in signed_out.headers["location"]
     eve = signed_in(base, PEOPLE[EVE], PASSWORD)

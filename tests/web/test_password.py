@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from serving import Server, csrf_from
+from serving import Server, csrf_of
 from sqlalchemy import update
 
 from scriba.service import Service, open_service
@@ -45,7 +45,7 @@ def browser(server: Server, language: str = "en") -> httpx.Client:
 def sign_in(server: Server, email: str, password: str) -> httpx.Response:
     client = browser(server)
     return client.post("/signin", data={"email": email, "password": password,
-                                        "csrf_token": csrf_from(client.get("/signin").text)})
+                                        "csrf_token": csrf_of(client.get("/signin").text)})
 
 
 @pytest.mark.parametrize("language", ["it", "de", "en"])
@@ -56,17 +56,17 @@ def test_12345678_is_refused_in_the_readers_language(site, language) -> None:
     client = browser(server, language)
     page = client.get(f"/invitations/{token}")
     refused = client.post(f"/invitations/{token}", data={
-        "csrf_token": csrf_from(page.text), "password": "12345678"})
+        "csrf_token": csrf_of(page.text), "password": "12345678"})
     assert refused.status_code == 422
     assert WEAK[language] in refused.text
     # zxcvbn's own advice is English: for English readers only.
     assert ("common password" in refused.text) == (language == "en")
     assert not service.seats.invitation(token).used
     taken = client.post(f"/invitations/{token}", data={
-        "csrf_token": csrf_from(page.text), "password": PASSWORD})
+        "csrf_token": csrf_of(page.text), "password": PASSWORD})
     assert taken.status_code == 303
     # and the account page's change, in the same language
-    csrf = csrf_from(client.get("/account").text)
+    csrf = csrf_of(client.get("/account").text)
     again = client.post("/account/password", data={
         "csrf_token": csrf, "current_password": PASSWORD, "new_password": "12345678"})
     assert again.status_code == 422 and WEAK[language] in again.text
@@ -88,9 +88,9 @@ def test_a_reset_link_works_once_and_ends_every_session(site) -> None:
     elsewhere = browser(server)
     assert elsewhere.post("/signin", data={
         "email": email, "password": PASSWORD,
-        "csrf_token": csrf_from(elsewhere.get("/signin").text)}).status_code == 303
+        "csrf_token": csrf_of(elsewhere.get("/signin").text)}).status_code == 303
     client = browser(server)
-    csrf = csrf_from(client.get("/password-reset").text)
+    csrf = csrf_of(client.get("/password-reset").text)
     asked = client.post("/password-reset", data={"csrf_token": csrf, "email": email},
                         headers={"Host": "evil.example"})  # the link stays on SITE
     unknown = client.post("/password-reset", data={"csrf_token": csrf,
@@ -117,7 +117,7 @@ def test_a_reset_link_works_once_and_ends_every_session(site) -> None:
     assert sign_in(server, email, PASSWORD).status_code == 401
     assert sign_in(server, email, NEW_PASSWORD).status_code == 303
     stranger = browser(server)
-    used = stranger.post(link, data={"csrf_token": csrf_from(stranger.get(
+    used = stranger.post(link, data={"csrf_token": csrf_of(stranger.get(
         "/password-reset").text), "password": "another quiet evening"})
     assert used.status_code == 410 and "already been used" in used.text
     assert browser(server).get(link).status_code == 410
@@ -130,7 +130,7 @@ def test_a_reset_link_expires_after_an_hour(site) -> None:
     email = f"bruno-{time.time_ns()}@example.org"
     service.accounts.create_account(email, "Bruno", PASSWORD, language="de")
     client = browser(server, "de")
-    csrf = csrf_from(client.get("/password-reset").text)
+    csrf = csrf_of(client.get("/password-reset").text)
     client.post("/password-reset", data={"csrf_token": csrf, "email": email})
     [link] = reset_links(service, email)
     assert "innerhalb einer Stunde" in service.outbox.messages(kind="password_reset")[-1][

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from pageserver import SCRIBA, Server, csrf_of, published, signed_in
+from serving import SCRIBA, Server, csrf_of, published, signed_in
 
 from scriba.service import open_service
 
@@ -58,11 +58,11 @@ def site(tmp_path_factory: pytest.TempPathFactory):
     zed = service.commands.perform(GAME, "Zed", "vote", {"proposal": "1", "choice": "yes"})
     assert not zed.accepted
     service.close()
-    server = Server(db_url, folder / "server.log")
+    server = Server(db_url, log=folder / "server.log")
     try:
-        people = {name: signed_in(server.base, email, PASSWORD)
+        people = {name: signed_in(server.url, email, PASSWORD)
                   for name, email in PEOPLE.items()}
-        people["officer"] = signed_in(server.base, OFFICER, PASSWORD)
+        people["officer"] = signed_in(server.url, OFFICER, PASSWORD)
         # Anna's turn: her rule's code does not compile. Bruno's turn it is not.
         for name, request_id in (("Anna", "pm-anna-1"), ("Bruno", "pm-bruno-1")):
             client = people[name]
@@ -91,13 +91,13 @@ def test_each_refusal_is_on_its_authors_chronicle_only(site) -> None:
         assert shown(page) & everyone == set(refused.get(name, [])), name
     anna = people["Anna"].get(f"/games/{GAME}/chronicle").text
     assert "does not compile" in anna  # her compile error, told to her
-    reader = httpx.get(site["server"].base + f"/games/{GAME}/chronicle", timeout=30).text
+    reader = httpx.get(site["server"].url + f"/games/{GAME}/chronicle", timeout=30).text
     assert shown(reader) and not shown(reader) & everyone
     assert "tried" not in reader and "Zed" not in reader
 
 
 def test_the_filters_offer_no_refusals_to_a_reader(site) -> None:
-    base = site["server"].base + f"/games/{GAME}/chronicle"
+    base = site["server"].url + f"/games/{GAME}/chronicle"
     reader = httpx.get(base, timeout=30).text
     assert 'value="command_refused"' not in reader
     for query in ("?kind=command_refused", "?kind=refusals", "?player=Zed",
@@ -123,7 +123,7 @@ def test_the_officer_sees_every_refusal_and_outsiders_on_their_page(site) -> Non
 
 
 def test_the_feed_and_the_apis_log_keep_refusals_private(site) -> None:
-    base = site["server"].base
+    base = site["server"].url
     everyone = {s for v in site["refused"].values() for s in v}
     for client in (httpx.Client(base_url=base, timeout=30), site["people"]["Anna"]):
         feed = client.get(f"/games/{GAME}/feed.atom").text

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from chromium import gone, needs_chromium, shoot_part, sign_in, start_chromium, wait
-from pageserver import seated_game
+from serving import seated_game
 
 from scriba.service.recipes import Recipes
 
@@ -66,7 +66,7 @@ def click_and_wait(driver: Any, element: Any) -> None:
 
 
 def test_a_proposal_started_from_a_recipe(server, browser) -> None:
-    base = server.base
+    base = server.url
     sign_in(browser, base, email("Anna"), PASSWORD)
     browser.get(f"{base}/games/{GAME}")
 

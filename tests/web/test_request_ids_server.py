@@ -9,7 +9,7 @@ from urllib.parse import unquote
 
 import httpx
 import pytest
-from serving import Server, csrf_from
+from serving import Server, csrf_of
 
 from scriba.service import Service, open_service
 from scriba.service.errors import RequestIdReused
@@ -87,9 +87,9 @@ def signed_in(server: Server, player: str) -> tuple[httpx.Client, str]:
     """A browser signed in as ``player``, and the CSRF token of its game page."""
     client = httpx.Client(base_url=server.url, timeout=30)
     answer = client.post("/signin", data={"email": PLAYERS[player], "password": PASSWORD,
-                                          "csrf_token": csrf_from(client.get("/signin").text)})
+                                          "csrf_token": csrf_of(client.get("/signin").text)})
     assert answer.status_code == 303, answer.text
-    return client, csrf_from(client.get(f"/games/{PAGES}").text)
+    return client, csrf_of(client.get(f"/games/{PAGES}").text)
 
 
 def flash(answer: httpx.Response) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from pageserver import Server, csrf_of, published, signed_in
+from serving import Server, csrf_of, published, signed_in
 
 from scriba.service import open_service
 
@@ -40,11 +40,11 @@ def site(tmp_path_factory: pytest.TempPathFactory):
     assert service.commands.perform(GAME, "Max", "set_zat",
                                     {"deadline": "2026-03-08T18:00"}).accepted
     service.close()
-    server = Server(db_url, folder / "server.log")
+    server = Server(db_url, log=folder / "server.log")
     try:
-        people = {name: signed_in(server.base, email, PASSWORD)
+        people = {name: signed_in(server.url, email, PASSWORD)
                   for name, email in PEOPLE.items()}
-        people["officer"] = signed_in(server.base, OFFICER, PASSWORD)
+        people["officer"] = signed_in(server.url, OFFICER, PASSWORD)
         notices = {}
         for name, number in (("Anna", ANNA), ("Bert", BERT)):
             client = people[name]
@@ -83,7 +83,7 @@ def test_the_mover_reads_their_own_number_and_no_one_elses(site) -> None:
 
 
 def test_another_player_and_the_public_read_neither_number(site) -> None:
-    public = httpx.Client(base_url=site["server"].base, timeout=30)
+    public = httpx.Client(base_url=site["server"].url, timeout=30)
     for reader, client in (("Cora", site["people"]["Cora"]), ("public", public)):
         for page, text in pages(client).items():
             assert ANNA not in text and BERT not in text, (reader, page)
@@ -109,7 +109,7 @@ def test_after_the_evaluation_everyone_reads_both_in_the_chronicle(site) -> None
         service.commands.advance(GAME, to="2026-03-08T19:00:00Z")
     finally:
         service.close()
-    public = httpx.Client(base_url=site["server"].base, timeout=30)
+    public = httpx.Client(base_url=site["server"].url, timeout=30)
     for client in (site["people"]["Cora"], public):
         chronicle = client.get(f"/games/{GAME}/chronicle").text
         assert ANNA in chronicle and BERT in chronicle

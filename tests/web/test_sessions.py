@@ -12,7 +12,7 @@ import time
 
 import httpx
 import pytest
-from serving import Server, csrf_from
+from serving import Server, csrf_of
 
 from scriba.service import Service, open_service
 
@@ -57,7 +57,7 @@ def sign_in(url: str, email: str, password: str = PASSWORD,
             agent: str = "python-httpx") -> httpx.Client:
     client = httpx.Client(base_url=url, headers={"User-Agent": agent})
     answer = client.post("/signin", data={"email": email, "password": password,
-                                          "csrf_token": csrf_from(client.get("/signin").text)})
+                                          "csrf_token": csrf_of(client.get("/signin").text)})
     assert answer.status_code == 303, answer.text[:500]
     return client
 
@@ -97,7 +97,7 @@ def test_a_bearer_token_opens_no_account_page_and_makes_no_token(site) -> None:
     assert minted.status_code == 403 and "scr_" not in minted.text
     # Even with a good anonymous CSRF token the bearer is nobody on the pages.
     browser = httpx.Client(base_url=server.url, headers=bearer(token))
-    csrf = csrf_from(browser.get("/signin").text)
+    csrf = csrf_of(browser.get("/signin").text)
     minted = browser.post("/account/tokens", data={"game": "g2", "csrf_token": csrf})
     assert minted.status_code == 303 and minted.headers["location"].startswith("/signin")
     assert service.seats.tokens("g2", "Anna") == before
@@ -127,14 +127,14 @@ def test_a_cookie_copied_before_signout_no_longer_opens_the_account(site) -> Non
     email = person(service, "Bruno")
     client = httpx.Client(base_url=server.url)
     answer = client.post("/signin", data={"email": email, "password": PASSWORD,
-                                          "csrf_token": csrf_from(client.get("/signin").text)})
+                                          "csrf_token": csrf_of(client.get("/signin").text)})
     cookie = set_cookie(answer, "scriba_session")
     assert {"httponly", "samesite=lax", "path=/"} <= cookie and "secure" not in cookie
     copied = client.cookies["scriba_session"]
     assert len(copied) >= 43 and str(service.accounts.by_email(email).id) != copied
     page = client.get("/account")
     assert page.status_code == 200 and email in page.text
-    csrf = csrf_from(page.text)
+    csrf = csrf_of(page.text)
     thief = httpx.Client(base_url=server.url, cookies={"scriba_session": copied})
     assert signed_in(thief)  # the copy works while the session lasts ...
     out = client.post("/signout", data={"csrf_token": csrf})
@@ -150,7 +150,7 @@ def test_a_password_change_ends_the_other_sessions(site) -> None:
     server, service, _ = site
     email = person(service, "Carla")
     here, there = sign_in(server.url, email), sign_in(server.url, email)
-    csrf = csrf_from(here.get("/account").text)
+    csrf = csrf_of(here.get("/account").text)
     weak = here.post("/account/password", data={
         "csrf_token": csrf, "current_password": PASSWORD, "new_password": "12345678"})
     assert weak.status_code == 422 and "too easy to guess" in weak.text
@@ -164,7 +164,7 @@ def test_a_password_change_ends_the_other_sessions(site) -> None:
     assert not signed_in(there) and signed_in(here)
     refused = httpx.Client(base_url=server.url)
     old = refused.post("/signin", data={"email": email, "password": PASSWORD,
-                                        "csrf_token": csrf_from(refused.get("/signin").text)})
+                                        "csrf_token": csrf_of(refused.get("/signin").text)})
     assert old.status_code == 401
     assert signed_in(sign_in(server.url, email, NEW_PASSWORD))
 
@@ -190,7 +190,7 @@ def test_sign_out_one_session_or_everywhere(site) -> None:
     assert page.count("(this one)") == 1
     assert re.search(r"Firefox, Linux — [^<]*<strong>\(this one\)", page)
     stranger = sign_in(server.url, person(service, "Emil"))
-    csrf = csrf_from(page)
+    csrf = csrf_of(page)
     theirs = firefox.post("/account/sessions/end", data={
         "csrf_token": csrf, "session_id": next(iter(sessions_listed(stranger).values()))})
     assert theirs.status_code == 404 and signed_in(stranger)
@@ -217,10 +217,10 @@ def test_the_officer_taking_a_seat_away_revokes_its_tokens_and_ends_sessions(sit
     assert httpx.get(actions, headers=bearer(dora_token)).json()["player"] == "Dora"
     # Not the officer: refused, nothing changes.
     refused = dora.post("/games/g3/officer/seat", data={
-        "csrf_token": csrf_from(dora.get("/account").text), "player": "Emil", "email": ""})
+        "csrf_token": csrf_of(dora.get("/account").text), "player": "Emil", "email": ""})
     assert refused.status_code == 403 and signed_in(emil)
     officer = sign_in(server.url, officer_email)
-    csrf = csrf_from(officer.get("/games/g3/officer").text)
+    csrf = csrf_of(officer.get("/games/g3/officer").text)
     given = officer.post("/games/g3/officer/seat", data={
         "csrf_token": csrf, "player": "Dora", "email": "new-dora@example.org"})
     assert given.status_code == 303
@@ -242,7 +242,7 @@ def test_the_session_cookie_is_secure_behind_a_trusted_proxy(site) -> None:
 
     def session_cookie(url: str) -> set[str]:
         client = httpx.Client(base_url=url)
-        csrf = csrf_from(client.get("/signin").text)
+        csrf = csrf_of(client.get("/signin").text)
         answer = client.post("/signin", headers={"X-Forwarded-Proto": "https"},
                              data={"email": email, "password": PASSWORD, "csrf_token": csrf})
         assert answer.status_code == 303, answer.text[:300]
@@ -268,7 +268,7 @@ def test_signing_out_on_one_server_ends_the_session_on_the_other(postgres_url) -
         elsewhere = httpx.Client(base_url=second.url,
                                  cookies={"scriba_session": client.cookies["scriba_session"]})
         assert signed_in(elsewhere)  # one session, whichever process answers
-        out = client.post("/signout", data={"csrf_token": csrf_from(client.get("/account").text)})
+        out = client.post("/signout", data={"csrf_token": csrf_of(client.get("/account").text)})
         assert out.status_code == 303
         assert not signed_in(elsewhere)
     finally:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from serving import Server, csrf_from
+from serving import Server, csrf_of
 
 from scriba.service import open_service
 from scriba.service.ratelimit import client_key, signin_key
@@ -24,7 +24,7 @@ def attempt(base: str, email: str, password: str, headers: dict[str, str] | None
             cookies: dict[str, str] | None = None) -> httpx.Response:
     """One sign-in through the form, as a browser sends it."""
     with httpx.Client(base_url=base, timeout=60, headers=headers, cookies=cookies) as client:
-        token = csrf_from(client.get("/signin").text)
+        token = csrf_of(client.get("/signin").text)
         return client.post("/signin", data={"email": email, "password": password,
                                              "csrf_token": token, "next": "/"})
 
@@ -32,7 +32,7 @@ def attempt(base: str, email: str, password: str, headers: dict[str, str] | None
 def burst(targets: list[tuple[str, str, str]]) -> list[httpx.Response]:
     """Sign-ins (server, email, password) sent all at once, each from its own browser."""
     clients = [httpx.Client(base_url=base, timeout=120) for base, _, _ in targets]
-    tokens = [csrf_from(client.get("/signin").text) for client in clients]
+    tokens = [csrf_of(client.get("/signin").text) for client in clients]
     start = threading.Barrier(len(targets))
     answers: list[httpx.Response | None] = [None] * len(targets)
 

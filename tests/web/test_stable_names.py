@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 import pytest
-from pageserver import SCRIBA, Server, csrf_of, published, signed_in
+from serving import SCRIBA, Server, csrf_of, published, signed_in
 
 from scriba.service import open_service
 
@@ -60,9 +60,9 @@ def site(tmp_path_factory: pytest.TempPathFactory):
     commands.create_game("equinomic", game_id="live", players=["Anna", "Bruno"],
                          clock="real")
     service.close()
-    server = Server(db_url, folder / "server.log")
+    server = Server(db_url, log=folder / "server.log")
     try:
-        yield {"server": server, "base": server.base, "db": db_url, "folder": folder}
+        yield {"server": server, "base": server.url, "db": db_url, "folder": folder}
     finally:
         server.stop()
 

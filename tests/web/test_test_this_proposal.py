@@ -14,7 +14,7 @@ from html import unescape
 import httpx
 from chromium import gone, needs_chromium, sign_in, start_chromium, wait
 from lab_planted import AUTHOR, PLAYERS, plant
-from pageserver import Server, csrf_of, signed_in
+from serving import Server, csrf_of, signed_in
 
 from scriba.service import open_service
 from scriba.web.i18n import LANGUAGE_COOKIE
@@ -49,12 +49,12 @@ def test_a_player_tests_the_vote_farm_from_its_page(tmp_path, monkeypatch) -> No
     service.accounts.create_account("ospite.lab@example.org", "Ospite", PASSWORD)
     before = list(service.commands.export_game(game))
     service.close()
-    server = Server(db, tmp_path / "server.log")
+    server = Server(db, log=tmp_path / "server.log")
     page = f"/games/{game}/proposals/{number}"
     driver = start_chromium(tmp_path / "chromium")
     try:
         # A reader without a seat: no button, and the form refused.
-        guest = signed_in(server.base, "ospite.lab@example.org", PASSWORD)
+        guest = signed_in(server.url, "ospite.lab@example.org", PASSWORD)
         guest.cookies.set(LANGUAGE_COOKIE, "en")
         seen = guest.get(page).text
         assert "Test this proposal" not in text_of(seen)
@@ -62,16 +62,16 @@ def test_a_player_tests_the_vote_farm_from_its_page(tmp_path, monkeypatch) -> No
         assert refused.status_code == 403
         assert "Only the game's players and its officer may test a proposal." in \
             text_of(refused.text)
-        bruno = signed_in(server.base, email("Bruno"), PASSWORD)
+        bruno = signed_in(server.url, email("Bruno"), PASSWORD)
         forged = bruno.post(page + "/test", data={"csrf_token": "forged"})
         assert forged.status_code in (400, 403)
-        assert httpx.get(f"{server.base}/api/v1/games/{game}/proposals/{number}/test"
+        assert httpx.get(f"{server.url}/api/v1/games/{game}/proposals/{number}/test"
                          ).status_code == 404  # neither started a test
 
         # The author, in Italian, in a browser.
-        sign_in(driver, server.base, email(AUTHOR), PASSWORD)
+        sign_in(driver, server.url, email(AUTHOR), PASSWORD)
         driver.add_cookie({"name": LANGUAGE_COOKIE, "value": "it"})
-        driver.get(server.base + page)
+        driver.get(server.url + page)
         section = driver.find_element(By.CSS_SELECTOR, "section.lab")
         assert "Metti alla prova questa proposta" in section.text
         assert "Una partita di 12 turni, entro 5 minuti." in section.text
